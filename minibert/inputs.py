@@ -1,0 +1,74 @@
+"""Checks on a batch before it enters the model, so a mistake is named here and not as an
+index error deep inside an embedding lookup or a shape error inside attention."""
+
+from __future__ import annotations
+
+import torch
+
+from .config import BertConfig
+
+
+class InputError(ValueError):
+    """A batch that does not fit the model's config."""
+
+
+def _check_ids(name: str, ids: torch.Tensor, limit: int, field: str) -> None:
+    if ids.dtype.is_floating_point or ids.dtype == torch.bool or ids.is_complex():
+        raise InputError(f"{name} must hold integer ids (torch.long), got dtype {ids.dtype}")
+    if ids.numel() == 0:
+        return
+    lo, hi = int(ids.min()), int(ids.max())
+    if lo < 0 or hi >= limit:
+        bad = lo if lo < 0 else hi
+        raise InputError(f"{name} holds id {bad}, outside [0, {limit}) set by config.{field}={limit}; "
+                         "was the batch made with another tokenizer or vocabulary?")
+
+
+def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_mask=None):
+    """Validate a batch and fill in the defaults: all-zero token types, an all-ones mask.
+
+    Returns (token_type_ids, attention_mask) on input_ids' device; attention_mask is None when
+    every token is real (then no mask needs applying).
+    """
+    if not isinstance(input_ids, torch.Tensor):
+        raise InputError(f"input_ids must be a torch.Tensor of shape (batch, seq_len), got "
+                         f"{type(input_ids).__name__}; wrap it with torch.tensor([...])")
+    if input_ids.dim() != 2:
+        hint = " (for one sequence use input_ids[None])" if input_ids.dim() == 1 else ""
+        raise InputError(f"input_ids must have shape (batch, seq_len), got {tuple(input_ids.shape)}{hint}")
+    B, T = input_ids.shape
+    if T == 0:
+        raise InputError("input_ids has sequence length 0; every sequence needs at least [CLS]")
+    if T > config.max_position_embeddings:
+        raise InputError(f"sequence length {T} exceeds config.max_position_embeddings="
+                         f"{config.max_position_embeddings}; truncate the inputs (BERT learned only "
+                         f"{config.max_position_embeddings} position embeddings)")
+    if torch.compiler.is_compiling():  # data-dependent checks would break the graph; done eagerly
+        return _defaults(input_ids, token_type_ids, attention_mask)
+    _check_ids("input_ids", input_ids, config.vocab_size, "vocab_size")
+    for name, t in (("token_type_ids", token_type_ids), ("attention_mask", attention_mask)):
+        if t is None:
+            continue
+        if not isinstance(t, torch.Tensor):
+            raise InputError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.shape != input_ids.shape:
+            raise InputError(f"{name} has shape {tuple(t.shape)} but input_ids has {tuple(input_ids.shape)}; "
+                             "they must match (one entry per token)")
+    if token_type_ids is not None:
+        _check_ids("token_type_ids", token_type_ids, config.type_vocab_size, "type_vocab_size")
+    if attention_mask is not None:
+        if not ((attention_mask == 0) | (attention_mask == 1)).all():
+            raise InputError("attention_mask must hold only 0 (padding) and 1 (real token)")
+        if not attention_mask.any(dim=-1).all():
+            raise InputError("a sequence has an attention_mask of all zeros: it has no real token to attend to")
+        if attention_mask.all():
+            attention_mask = None
+    return _defaults(input_ids, token_type_ids, attention_mask)
+
+
+def _defaults(input_ids, token_type_ids, attention_mask):
+    if token_type_ids is None:
+        token_type_ids = torch.zeros_like(input_ids)
+    if attention_mask is not None:
+        attention_mask = attention_mask.to(input_ids.device)
+    return token_type_ids.to(input_ids.device), attention_mask

@@ -1,0 +1,194 @@
+"""The BERT encoder (Devlin et al. 2018, section 3; Vaswani et al. 2017, section 3).
+
+Shape legend:
+    B  batch size              T  sequence length (tokens)
+    H  hidden_size             nh num_attention_heads      hs head size = H / nh
+    I  intermediate_size (4H)  V  vocab_size
+
+BERT is post-LN: every sub-layer is wrapped as `x = LayerNorm(x + Dropout(sublayer(x)))`.
+(GPT-2-style code and The Annotated Transformer are pre-LN; loading real BERT weights into a pre-LN
+block gives garbage.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .checkpoint import PretrainedMixin
+from .config import BertConfig
+from .inputs import check_inputs
+
+ACTIVATIONS = {  # factories, so that every layer owns its module (hooks stay per layer)
+    "gelu": nn.GELU,  # exact erf GELU, as Google's and Hugging Face's BERT
+    "gelu_new": partial(nn.GELU, approximate="tanh"),
+    "gelu_pytorch_tanh": partial(nn.GELU, approximate="tanh"),
+    "relu": nn.ReLU,
+}
+
+
+class Embeddings(nn.Module):
+    """Token + learned position + segment (token type) embeddings, then LayerNorm and dropout (Fig. 2)."""
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        H = config.hidden_size
+        self.word_embeddings = nn.Embedding(config.vocab_size, H)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, H)
+        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, H)
+        self.layer_norm = nn.LayerNorm(H, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.hidden_dropout_prob)
+
+    def forward(self, input_ids, token_type_ids):
+        T = input_ids.shape[1]
+        positions = torch.arange(T, device=input_ids.device)  # (T,), broadcast over the batch
+        # Summed in the order Google's and Hugging Face's code sum them, so floats round alike.
+        x = (self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+             + self.position_embeddings(positions))  # (B, T, H)
+        return self.dropout(self.layer_norm(x))
+
+
+class SelfAttention(nn.Module):
+    """Multi-head scaled dot-product self-attention: softmax(QKᵀ/√hs) V, per head."""
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        H = config.hidden_size
+        self.nh, self.hs = config.num_attention_heads, config.head_size
+        self.query, self.key, self.value = nn.Linear(H, H), nn.Linear(H, H), nn.Linear(H, H)
+        self.output = nn.Linear(H, H)
+        self.dropout_p = config.attention_probs_dropout_prob
+
+    def split_heads(self, x):
+        B, T, _ = x.shape
+        return x.view(B, T, self.nh, self.hs).transpose(1, 2)  # (B, T, H) -> (B, nh, T, hs)
+
+    def forward(self, x, key_mask, need_probs: bool = False):
+        """key_mask: (B, 1, 1, T) bool, True where a key is a real token. Masking *keys* means no
+        query draws information from padding; padded queries still compute, and are ignored later."""
+        q, k, v = (self.split_heads(f(x)) for f in (self.query, self.key, self.value))
+        dropout_p = self.dropout_p if self.training else 0.0
+        if need_probs:
+            # The readable reference path; it is also the only one that returns the probabilities.
+            scores = (q @ k.transpose(-2, -1)) * self.hs**-0.5  # (B, nh, T, T)
+            if key_mask is not None:
+                scores = scores.masked_fill(~key_mask, torch.finfo(scores.dtype).min)
+            probs = scores.softmax(dim=-1)
+            context = F.dropout(probs, dropout_p) @ v  # (B, nh, T, hs)
+        else:
+            # Same maths in one fused kernel (flash / memory-efficient on GPUs); no probabilities.
+            context = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask, dropout_p=dropout_p)
+            probs = None
+        B, _, T, _ = context.shape
+        context = context.transpose(1, 2).reshape(B, T, -1)  # (B, nh, T, hs) -> (B, T, H)
+        return self.output(context), probs
+
+
+class FeedForward(nn.Module):
+    """Position-wise feed-forward: H -> I -> H with GELU (section 3.1; Vaswani et al. eq. 2)."""
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        self.intermediate = nn.Linear(config.hidden_size, config.intermediate_size)
+        self.act = ACTIVATIONS[config.hidden_act]()
+        self.output = nn.Linear(config.intermediate_size, config.hidden_size)
+
+    def forward(self, x):
+        return self.output(self.act(self.intermediate(x)))  # (B, T, H) -> (B, T, I) -> (B, T, H)
+
+
+class EncoderLayer(nn.Module):
+    """One Transformer encoder block, post-LN."""
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        self.attention = SelfAttention(config)
+        self.attention_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.ffn = FeedForward(config)
+        self.ffn_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.hidden_dropout_prob)
+
+    def forward(self, x, key_mask, need_probs: bool = False):
+        a, probs = self.attention(x, key_mask, need_probs)
+        x = self.attention_norm(x + self.dropout(a))  # post-LN: normalise *after* the residual
+        x = self.ffn_norm(x + self.dropout(self.ffn(x)))
+        return x, probs
+
+
+class Encoder(nn.Module):
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.num_hidden_layers))
+
+    def forward(self, x, key_mask, output_hidden_states=False, output_attentions=False):
+        hidden_states, attentions = [x], []
+        for layer in self.layers:
+            x, probs = layer(x, key_mask, need_probs=output_attentions)
+            hidden_states.append(x)
+            attentions.append(probs)
+        return x, (tuple(hidden_states) if output_hidden_states else None), \
+            (tuple(attentions) if output_attentions else None)
+
+
+class Pooler(nn.Module):
+    """tanh(W h_[CLS] + b): the sentence representation the NSP and classification heads read."""
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+
+    def forward(self, x):
+        return torch.tanh(self.dense(x[:, 0]))  # (B, T, H) -> (B, H)
+
+
+@dataclass
+class BertOutput:
+    last_hidden_state: torch.Tensor  # (B, T, H)
+    pooler_output: torch.Tensor  # (B, H)
+    hidden_states: tuple[torch.Tensor, ...] | None = None  # embeddings + each layer: L+1 × (B, T, H)
+    attentions: tuple[torch.Tensor, ...] | None = None  # each layer: L × (B, nh, T, T)
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+def init_bert_weights(module: nn.Module, std: float) -> None:
+    """BERT's initialisation: weights ~ N(0, 0.02), zero biases, LayerNorm scale 1 and shift 0.
+    (Google's code uses a truncated normal at 2σ; Hugging Face and minibert use the plain normal.)"""
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, mean=0.0, std=std)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+    if isinstance(module, nn.LayerNorm):
+        nn.init.ones_(module.weight)
+        nn.init.zeros_(module.bias)
+
+
+class BertModel(PretrainedMixin, nn.Module):
+    """The encoder: embeddings, L post-LN layers, and the pooler."""
+
+    hf_architecture = "BertModel"
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        self.config = config
+        self.embeddings = Embeddings(config)
+        self.encoder = Encoder(config)
+        self.pooler = Pooler(config)
+        self.apply(lambda m: init_bert_weights(m, config.initializer_range))
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, *,
+                output_hidden_states: bool = False, output_attentions: bool = False) -> BertOutput:
+        """input_ids (B, T) token ids; token_type_ids (B, T) 0 for segment A, 1 for B;
+        attention_mask (B, T) 1 for real tokens, 0 for padding."""
+        token_type_ids, attention_mask = check_inputs(self.config, input_ids, token_type_ids, attention_mask)
+        # (B, 1, 1, T), broadcast over heads and queries; None when nothing is padded, which lets
+        # SDPA pick its fastest kernels (flash attention takes no mask).
+        key_mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
+        x = self.embeddings(input_ids, token_type_ids)
+        x, hidden_states, attentions = self.encoder(x, key_mask, output_hidden_states, output_attentions)
+        return BertOutput(x, self.pooler(x), hidden_states, attentions)

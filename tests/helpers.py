@@ -1,0 +1,29 @@
+"""Small configs and batches shared by the tests."""
+
+import torch
+
+import minibert
+
+
+def small_config(**overrides):
+    """A config small enough for fast tests, with every dimension different so that a transposed
+    weight cannot go unnoticed."""
+    sizes = dict(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                 intermediate_size=96, max_position_embeddings=40, type_vocab_size=2)
+    return minibert.BertConfig(**{**sizes, **overrides})
+
+
+def random_batch(config, B=3, T=12, seed=0, mask_prob=0.15):
+    """Token ids with [CLS]/[SEP]-like ids at the ends, ragged padding and MLM/NSP labels."""
+    g = torch.Generator().manual_seed(seed)
+    input_ids = torch.randint(5, config.vocab_size, (B, T), generator=g)
+    lengths = torch.tensor([T] + [max(3, T - 3 * i) for i in range(1, B)])
+    attention_mask = (torch.arange(T)[None, :] < lengths[:, None]).long()
+    token_type_ids = ((torch.arange(T)[None, :] >= lengths[:, None] // 2) & attention_mask.bool()).long()
+    input_ids = input_ids * attention_mask  # pad id 0
+    labels = torch.where((torch.rand(B, T, generator=g) < mask_prob) & attention_mask.bool(),
+                         input_ids, torch.full_like(input_ids, -100))
+    labels[:, 1] = input_ids[:, 1]  # at least one labelled position per sequence
+    next_sentence_label = torch.randint(0, 2, (B,), generator=g)
+    return dict(input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask,
+                labels=labels, next_sentence_label=next_sentence_label)
