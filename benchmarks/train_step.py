@@ -9,7 +9,8 @@ Measures, per step, on CPU:
 Both models start from identical weights (minibert's save_pretrained folder loaded by
 transformers, attn_implementation="sdpa"); the two losses on the first batch are checked to agree
 (eval mode) before timing. Steps are interleaved (minibert, transformers, alternating which goes
-first each round); the median per-step time gives tokens/s = batch * seq_len / median.
+first each round); the median per-step time gives tokens/s = batch * seq_len / median, and the
+speed-up is the median of the per-round ratios (with its interquartile range).
 
 Run:  python benchmarks/train_step.py          (or `make benchmark`)
       python benchmarks/train_step.py --preset tiny --batch-size 4 --seq-len 32 --steps 2 --warmup 1
@@ -62,8 +63,9 @@ def build_models(config: minibert.BertConfig):
     return mb, hf
 
 
-def bench(fns: dict, warmup: int, steps: int) -> dict[str, float]:
-    """Median seconds per call of each fn; calls interleaved, alternating which goes first."""
+def bench(fns: dict, warmup: int, steps: int) -> dict[str, list[float]]:
+    """Seconds per call of each fn, `steps` times; calls interleaved in rounds, alternating which
+    goes first, so both see the same machine state."""
     for _ in range(warmup):
         for fn in fns.values():
             fn()
@@ -73,13 +75,18 @@ def bench(fns: dict, warmup: int, steps: int) -> dict[str, float]:
             t0 = time.perf_counter()
             fns[name]()
             times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+    return times
 
 
-def summarise(medians: dict[str, float], tokens: int) -> dict:
-    mb, hf = medians["minibert"], medians["transformers"]
+def summarise(times: dict[str, list[float]], tokens: int) -> dict:
+    """Median tokens/s of each, and the speed-up as the median of per-round ratios: pairing the two
+    steps of a round cancels drifts in machine load that a ratio of two medians would keep."""
+    mb, hf = (statistics.median(times[k]) for k in ("minibert", "transformers"))
+    ratios = sorted(h / m for m, h in zip(times["minibert"], times["transformers"]))
+    q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (ratios[0],) * 3
     return dict(minibert_s=mb, transformers_s=hf, minibert_tokens_per_s=tokens / mb,
-                transformers_tokens_per_s=tokens / hf, ratio=(tokens / mb) / (tokens / hf))
+                transformers_tokens_per_s=tokens / hf, ratio=statistics.median(ratios),
+                ratio_iqr=(q1, q3))
 
 
 def main():
@@ -88,6 +95,8 @@ def main():
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--seq-len", type=int, default=128)
     p.add_argument("--steps", type=int, default=20, help="timed rounds (one step of each model per round)")
+    p.add_argument("--inference-steps", type=int, default=60,
+                   help="timed inference rounds (cheap, and noisier per call than training steps)")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps of each model first")
     p.add_argument("--vocab-size", type=int, default=30522)
     p.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's)")
@@ -106,7 +115,8 @@ def main():
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, "
           f"threads {torch.get_num_threads()}")
     print(f"config ({args.preset}): {config.to_dict()}")
-    print(f"batch: {B} x {T} = {tokens} tokens; warm-up {args.warmup}, timed rounds {args.steps}")
+    print(f"batch: {B} x {T} = {tokens} tokens; warm-up {args.warmup}, timed rounds {args.steps} "
+          f"(training), {args.inference_steps} (inference)")
 
     mb, hf = build_models(config)
     batch = make_batch(torch.Generator().manual_seed(args.seed), B, T, config.vocab_size)
@@ -134,7 +144,7 @@ def main():
         return step
 
     inference = summarise(bench({"minibert": infer(mb.bert), "transformers": infer(hf.bert)},
-                                args.warmup, args.steps), tokens)
+                                args.warmup, args.inference_steps), tokens)
 
     def trainer(model):
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
@@ -152,14 +162,15 @@ def main():
     results = dict(torch=torch.__version__, transformers=transformers.__version__,
                    threads=torch.get_num_threads(), preset=args.preset, config=config.to_dict(),
                    batch_size=B, seq_len=T, warmup=args.warmup, steps=args.steps,
+                   inference_steps=args.inference_steps,
                    sanity=dict(minibert_loss=loss_mb, transformers_loss=loss_hf, abs_diff=diff),
                    training=training, inference=inference)
     print()
-    print("| measurement | minibert tokens/s | transformers tokens/s | ratio |")
+    print("| measurement | minibert tokens/s | transformers tokens/s | speed-up (IQR) |")
     print("|---|---:|---:|---:|")
     for name, r in (("training step (fwd+bwd+AdamW)", training), ("inference (encoder forward)", inference)):
         print(f"| {name} | {r['minibert_tokens_per_s']:,.0f} | {r['transformers_tokens_per_s']:,.0f} "
-              f"| {r['ratio']:.2f}x |")
+              f"| {r['ratio']:.2f}x ({r['ratio_iqr'][0]:.2f}-{r['ratio_iqr'][1]:.2f}) |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)

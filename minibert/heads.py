@@ -82,6 +82,9 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
             # Only ~15% of positions carry a label: run the decoder (the biggest matmul of a small
             # BERT: H x V per token) on those alone. Same loss as decoding all T, far less work.
             selected = labels != IGNORE_INDEX  # (B, T)
+            if not torch.compiler.is_compiling() and not selected.any():
+                raise InputError("labels are all -100: no position to predict, so the MLM loss would be "
+                                 "NaN; pass labels=None to skip the MLM loss")
             mlm_logits = self.mlm(out.last_hidden_state[selected], word_embeddings)  # (N, V)
             mlm_loss = F.cross_entropy(mlm_logits.float(), labels[selected])
         if next_sentence_label is not None:

@@ -96,8 +96,11 @@ def test_what_we_save_loads_in_transformers(tmp_path):
     assert not info["unexpected_keys"] and not info["mismatched_keys"]
     assert theirs.cls.predictions.decoder.weight is theirs.bert.embeddings.word_embeddings.weight
     assert_same_pretraining_outputs(ours, theirs.eval(), random_batch(ours.config, B=4, T=20, seed=5))
-    encoder = transformers.BertModel.from_pretrained(tmp_path, attn_implementation="eager").eval()
+    ours.bert.save_pretrained(tmp_path / "encoder")  # BertModel: Hugging Face keys without `bert.`
+    encoder, info = transformers.BertModel.from_pretrained(
+        tmp_path / "encoder", attn_implementation="eager", output_loading_info=True)
+    assert not any(info[k] for k in ("missing_keys", "unexpected_keys", "mismatched_keys"))
     batch = random_batch(ours.config, seed=6)
     with torch.no_grad():
-        torch.testing.assert_close(encoder(batch["input_ids"]).last_hidden_state,
+        torch.testing.assert_close(encoder.eval()(batch["input_ids"]).last_hidden_state,
                                    ours.bert(batch["input_ids"]).last_hidden_state, atol=ATOL, rtol=0)

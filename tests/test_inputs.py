@@ -30,6 +30,7 @@ def ids(*shape, high=1000):
     (dict(input_ids=ids(2, 5), attention_mask=torch.full((2, 5), 2)), "attention_mask must hold only 0"),
     (dict(input_ids=ids(2, 3), attention_mask=torch.tensor([[1, 1, 0], [0, 0, 0]])), "attention_mask of all zeros"),
     (dict(input_ids=ids(2, 5), labels=ids(2, 4)), r"labels has shape \(2, 4\) but input_ids has \(2, 5\)"),
+    (dict(input_ids=ids(2, 5), labels=torch.full((2, 5), -100)), "labels are all -100: no position to predict"),
 ])
 def test_bad_batches_are_named(model, kwargs, message):
     with pytest.raises(InputError, match=message):

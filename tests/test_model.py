@@ -168,3 +168,27 @@ def test_overfits_one_batch():
         loss.backward()
         optimizer.step()
     assert first > 7 and loss.item() < 0.05, (first, loss.item())
+
+
+@pytest.mark.parametrize("output_attentions", [False, True])
+def test_bf16_autocast_runs_both_attention_paths(output_attentions):
+    """Mixed precision (what GPUs train in) works with padding masks on both paths."""
+    torch.manual_seed(0)
+    config = small_config()
+    model = BertForPreTraining(config).eval()
+    batch = random_batch(config)
+    reference = model(**batch)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = model(**batch, output_attentions=output_attentions)
+    assert out.mlm_logits.dtype == torch.bfloat16 and out.loss.dtype == torch.float32
+    assert abs(out.loss.item() - reference.loss.item()) < 0.05
+
+
+def test_torch_compile_gives_the_same_loss():
+    """torch.compile traces the model in one graph (input checks are skipped while compiling)."""
+    torch.manual_seed(0)
+    config = small_config(num_hidden_layers=1)
+    model = BertForPreTraining(config).eval()
+    batch = random_batch(config)
+    compiled = torch.compile(model, fullgraph=False)
+    torch.testing.assert_close(compiled(**batch).loss, model(**batch).loss, atol=1e-5, rtol=1e-5)
