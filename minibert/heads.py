@@ -70,23 +70,9 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
         """labels (B, T): the original token at masked positions, -100 elsewhere.
         next_sentence_label (B,): 0 if B follows A (IsNext), 1 if it is a random sentence (NotNext)."""
         out = self.bert(input_ids, token_type_ids, attention_mask, **kwargs)
-        word_embeddings = self.bert.embeddings.word_embeddings.weight  # (V, H)
+        mlm_logits, mlm_loss = self.masked_lm(out.last_hidden_state, labels)
         nsp_logits = self.nsp(out.pooler_output)  # (B, H) -> (B, 2)
-        mlm_loss = nsp_loss = None
-        if labels is None:
-            mlm_logits = self.mlm(out.last_hidden_state, word_embeddings)  # (B, T, V)
-        else:
-            if labels.shape != input_ids.shape:
-                raise InputError(f"labels has shape {tuple(labels.shape)} but input_ids has "
-                                 f"{tuple(input_ids.shape)}; use -100 at positions not to predict")
-            # Only ~15% of positions carry a label: run the decoder (the biggest matmul of a small
-            # BERT: H x V per token) on those alone. Same loss as decoding all T, far less work.
-            selected = labels != IGNORE_INDEX  # (B, T)
-            if not torch.compiler.is_compiling() and not selected.any():
-                raise InputError("labels are all -100: no position to predict, so the MLM loss would be "
-                                 "NaN; pass labels=None to skip the MLM loss")
-            mlm_logits = self.mlm(out.last_hidden_state[selected], word_embeddings)  # (N, V)
-            mlm_loss = F.cross_entropy(mlm_logits.float(), labels[selected])
+        nsp_loss = None
         if next_sentence_label is not None:
             nsp_loss = F.cross_entropy(nsp_logits.float(), next_sentence_label.view(-1))
         if mlm_loss is not None and nsp_loss is not None:
@@ -95,3 +81,21 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
             loss = mlm_loss if mlm_loss is not None else nsp_loss
         return PreTrainingOutput(loss, mlm_loss, nsp_loss, mlm_logits, nsp_logits,
                                  out.hidden_states, out.attentions)
+
+    def masked_lm(self, h, labels=None):
+        """h (B, T, H) -> (logits, mean loss). Without labels: logits (B, T, V) and no loss."""
+        word_embeddings = self.bert.embeddings.word_embeddings.weight  # (V, H), the tied decoder
+        if labels is None:
+            return self.mlm(h, word_embeddings), None
+        if labels.shape != h.shape[:2]:
+            raise InputError(f"labels has shape {tuple(labels.shape)} but input_ids has "
+                             f"{tuple(h.shape[:2])}; use -100 at positions not to predict")
+        # Only ~15% of positions carry a label: run the decoder (the biggest matmul of a small
+        # BERT: H x V per token) on those alone. Same loss as decoding all T, far less work.
+        selected = labels != IGNORE_INDEX  # (B, T)
+        if not torch.compiler.is_compiling() and not selected.any():
+            raise InputError("labels are all -100: no position to predict, so the MLM loss would be "
+                             "NaN; pass labels=None to skip the MLM loss")
+        logits = self.mlm(h[selected], word_embeddings)  # (N, H) -> (N, V)
+        # The loss in float32 even under bf16 autocast: a softmax over 30k classes needs the range.
+        return logits, F.cross_entropy(logits.float(), labels[selected])

@@ -130,8 +130,9 @@ class Encoder(nn.Module):
             x, probs = layer(x, key_mask, need_probs=output_attentions)
             hidden_states.append(x)
             attentions.append(probs)
-        return x, (tuple(hidden_states) if output_hidden_states else None), \
-            (tuple(attentions) if output_attentions else None)
+        hidden_states = tuple(hidden_states) if output_hidden_states else None
+        attentions = tuple(attentions) if output_attentions else None
+        return x, hidden_states, attentions
 
 
 class Pooler(nn.Module):

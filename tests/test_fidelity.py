@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from helpers import random_batch, small_config
-from minibert import BertForPreTraining, BertModel
+from minibert import BertForPreTraining, BertModel, hf_name
 
 transformers = pytest.importorskip("transformers")
 ATOL = 1e-5
@@ -104,3 +104,18 @@ def test_what_we_save_loads_in_transformers(tmp_path):
     with torch.no_grad():
         torch.testing.assert_close(encoder.eval()(batch["input_ids"]).last_hidden_state,
                                    ours.bert(batch["input_ids"]).last_hidden_state, atol=ATOL, rtol=0)
+
+
+def test_gradients_match_transformers(hf_pretraining):
+    """Training is BERT's too: with the decoder run at labelled positions only, every parameter's
+    gradient equals transformers' (which decodes every position)."""
+    theirs, folder = hf_pretraining
+    ours = BertForPreTraining.from_pretrained(folder, strict=True)
+    batch = random_batch(ours.config, B=4, T=20, seed=3)
+    theirs.zero_grad()
+    ours(**batch).loss.backward()
+    theirs(**batch).loss.backward()
+    their_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        q = their_params[hf_name(name)]
+        torch.testing.assert_close(p.grad, q.grad, atol=1e-6, rtol=1e-4, msg=name)
