@@ -31,11 +31,15 @@ $(STAMP): pyproject.toml Makefile
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
+# Served from the repository root (chapters, exercises and data all reachable), opened on the chapters.
 course: setup
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
+	$(BIN)/jupyter lab $(ROOT_FLAG) --LabApp.default_url=/lab/tree/notebooks
 
+# PYTEST_ARGS narrows a run, e.g. make test PYTEST_ARGS="-k fidelity". pytest's exit code 5
+# (nothing collected) fails like any other non-zero code: a run that tested nothing is no pass.
 test: setup
-	$(BIN)/python -m pytest
+	@$(BIN)/python -m pytest $(PYTEST_ARGS); code=$$?; \
+	if [ $$code -eq 5 ]; then echo "make test: pytest collected no tests; failing"; fi; exit $$code
 
 benchmark: setup
 	$(BIN)/python benchmarks/train_step.py

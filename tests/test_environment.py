@@ -2,9 +2,11 @@
 
 import ast
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 from minibert.checkpoint import MINILM_PACKAGE
@@ -84,3 +86,15 @@ def test_readme_python_example_runs_and_its_shape_comments_are_true():
                 assert tuple(eval(code, namespace)) == shape, lines[node.lineno - 1]
                 checked += 1
     assert checked >= 3
+
+
+def test_make_test_fails_when_nothing_is_collected(tmp_path):
+    """pytest exits 5 when it collects nothing; `make test` (and so CI) must fail, not pass."""
+    if not (ROOT / ".venv" / ".minibert-installed").exists():
+        pytest.skip("runs only inside the environment `make setup` made (it calls `make test`)")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    args = f"PYTEST_ARGS=--rootdir={empty} -p no:nbval -o addopts= {empty}"
+    result = subprocess.run(["make", "-s", "test", args], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "pytest collected no tests; failing" in result.stdout
