@@ -42,6 +42,8 @@ _OTHER_NAMES = {
     "mlm": "cls.predictions",  # mlm.bias -> cls.predictions.bias
     "nsp": "cls.seq_relationship",
 }
+_LAYER_NAMES_INV = {hf: ours for ours, hf in _LAYER_NAMES.items()}
+_OTHER_NAMES_INV = {hf: ours for ours, hf in _OTHER_NAMES.items()}
 # Keys found in real checkpoints that hold nothing to load: a constant buffer, and the decoder,
 # which BERT ties to the word embeddings (older transformers wrote it out, newer ones do not).
 _IGNORED = re.compile(r"(^|\.)embeddings\.position_ids$|^cls\.predictions\.decoder\.(weight|bias)$")
@@ -69,8 +71,7 @@ def hf_name(key: str) -> str:
 
 def minibert_name(key: str) -> str:
     """Hugging Face key -> minibert key (the inverse of `hf_name`)."""
-    inv = lambda d: {v: k for k, v in d.items()}  # noqa: E731
-    return _translate(key, inv(_LAYER_NAMES), inv(_OTHER_NAMES), "layer", "layers")
+    return _translate(key, _LAYER_NAMES_INV, _OTHER_NAMES_INV, "layer", "layers")
 
 
 def to_hf_state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:

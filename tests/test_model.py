@@ -192,3 +192,17 @@ def test_torch_compile_gives_the_same_loss():
     batch = random_batch(config)
     compiled = torch.compile(model, fullgraph=False)
     torch.testing.assert_close(compiled(**batch).loss, model(**batch).loss, atol=1e-5, rtol=1e-5)
+
+
+def test_both_attention_paths_give_the_same_gradients():
+    torch.manual_seed(0)
+    config = small_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    model = BertForPreTraining(config)
+    batch = random_batch(config)
+    grads = []
+    for output_attentions in (True, False):
+        model.zero_grad()
+        model(**batch, output_attentions=output_attentions).loss.backward()
+        grads.append({n: p.grad.clone() for n, p in model.named_parameters()})
+    for name in grads[0]:
+        torch.testing.assert_close(grads[0][name], grads[1][name], atol=1e-6, rtol=1e-4, msg=name)
