@@ -119,3 +119,23 @@ def test_gradients_match_transformers(hf_pretraining):
     for name, p in ours.named_parameters():
         q = their_params[hf_name(name)]
         torch.testing.assert_close(p.grad, q.grad, atol=1e-6, rtol=1e-4, msg=name)
+
+
+def test_real_weights_on_longer_text_up_to_512_positions(minilm_pair, minilm_dir, hf_tokenizer):
+    """The model card shipped with the weights is real English of varied length: as one padded
+    batch, and as one sequence of the full 512 positions (every position embedding used)."""
+    lines = [line for line in (minilm_dir / "README.md").read_text(encoding="utf-8").splitlines()
+             if len(line) > 60 and not line.lstrip().startswith(("#", "|", "-", "`", "["))]
+    assert len(lines) >= 8
+    batch = hf_tokenizer(lines, padding=True, return_tensors="pt")
+    long = hf_tokenizer(" ".join(lines * 10), truncation=True, max_length=512, return_tensors="pt")
+    assert long["input_ids"].shape == (1, 512)
+    ours, theirs = minilm_pair
+    for enc in (batch, long):
+        enc = {k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
+        with torch.no_grad():
+            a = ours(**enc, output_attentions=True)
+            b = theirs(**enc, output_attentions=True)
+        torch.testing.assert_close(a.last_hidden_state, b.last_hidden_state, atol=ATOL, rtol=0)
+        torch.testing.assert_close(a.attentions[-1], b.attentions[-1], atol=ATOL, rtol=0)
+        torch.testing.assert_close(a.pooler_output, b.pooler_output, atol=ATOL, rtol=0)
