@@ -29,10 +29,10 @@ def _check_ids(name: str, ids: torch.Tensor, limit: int, field: str) -> None:
 
 
 def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_mask=None):
-    """Validate a batch and fill in the defaults: all-zero token types, an all-ones mask.
+    """Validate a batch and fill in the default of all-zero token types.
 
-    Returns (token_type_ids, attention_mask) on input_ids' device; attention_mask is None when
-    every token is real (then no mask needs applying).
+    Returns (token_type_ids, attention_mask) on input_ids' device; attention_mask is None when it
+    was not given or every token is real (then no mask needs applying).
     """
     if not isinstance(input_ids, torch.Tensor):
         raise InputError(f"input_ids must be a torch.Tensor of shape (batch, seq_len), got "
