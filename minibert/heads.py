@@ -13,7 +13,7 @@ from torch import nn
 
 from .checkpoint import PretrainedMixin
 from .config import BertConfig
-from .inputs import InputError
+from .inputs import InputError, check_ids
 from .model import ACTIVATIONS, BertModel, init_bert_weights
 
 IGNORE_INDEX = -100  # label of positions that are not predicted (PyTorch's and Hugging Face's)
@@ -74,6 +74,9 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
         nsp_logits = self.nsp(out.pooler_output)  # (B, H) -> (B, 2)
         nsp_loss = None
         if next_sentence_label is not None:
+            if not torch.compiler.is_compiling():
+                check_ids("next_sentence_label", next_sentence_label, 2, "the two NSP classes",
+                          "use 0 when B follows A (IsNext), 1 when B is random (NotNext)")
             nsp_loss = F.cross_entropy(nsp_logits.float(), next_sentence_label.view(-1))
         if mlm_loss is not None and nsp_loss is not None:
             loss = mlm_loss + nsp_loss
@@ -93,9 +96,12 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
         # Only ~15% of positions carry a label: run the decoder (the biggest matmul of a small
         # BERT: H x V per token) on those alone. Same loss as decoding all T, far less work.
         selected = labels != IGNORE_INDEX  # (B, T)
-        if not torch.compiler.is_compiling() and not selected.any():
-            raise InputError("labels are all -100: no position to predict, so the MLM loss would be "
-                             "NaN; pass labels=None to skip the MLM loss")
+        if not torch.compiler.is_compiling():
+            if not selected.any():
+                raise InputError("labels are all -100: no position to predict, so the MLM loss would "
+                                 "be NaN; pass labels=None to skip the MLM loss")
+            check_ids("labels", labels[selected], self.config.vocab_size,
+                      f"config.vocab_size={self.config.vocab_size}", "use -100 at positions not to predict")
         logits = self.mlm(h[selected], word_embeddings)  # (N, H) -> (N, V)
         # The loss in float32 even under bf16 autocast: a softmax over 30k classes needs the range.
         return logits, F.cross_entropy(logits.float(), labels[selected])

@@ -16,7 +16,11 @@ class InputError(ValueError):
     """A batch that does not fit the model's config."""
 
 
-def _check_ids(name: str, ids: torch.Tensor, limit: int, field: str) -> None:
+VOCAB_HINT = "was the batch made with another tokenizer or vocabulary?"
+
+
+def check_ids(name: str, ids: torch.Tensor, limit: int, source: str, hint: str = VOCAB_HINT) -> None:
+    """Integer ids in [0, limit); `source` says where the limit comes from."""
     if ids.dtype.is_floating_point or ids.dtype == torch.bool or ids.is_complex():
         raise InputError(f"{name} must hold integer ids (torch.long), got dtype {ids.dtype}")
     if ids.numel() == 0:
@@ -24,8 +28,7 @@ def _check_ids(name: str, ids: torch.Tensor, limit: int, field: str) -> None:
     lo, hi = int(ids.min()), int(ids.max())
     if lo < 0 or hi >= limit:
         bad = lo if lo < 0 else hi
-        raise InputError(f"{name} holds id {bad}, outside [0, {limit}) set by config.{field}={limit}; "
-                         "was the batch made with another tokenizer or vocabulary?")
+        raise InputError(f"{name} holds id {bad}, outside [0, {limit}) set by {source}; {hint}")
 
 
 def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_mask=None):
@@ -49,7 +52,7 @@ def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_m
                          f"{config.max_position_embeddings} position embeddings)")
     if torch.compiler.is_compiling():  # data-dependent checks would break the graph; done eagerly
         return _defaults(input_ids, token_type_ids, attention_mask)
-    _check_ids("input_ids", input_ids, config.vocab_size, "vocab_size")
+    check_ids("input_ids", input_ids, config.vocab_size, f"config.vocab_size={config.vocab_size}")
     for name, t in (("token_type_ids", token_type_ids), ("attention_mask", attention_mask)):
         if t is None:
             continue
@@ -59,7 +62,8 @@ def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_m
             raise InputError(f"{name} has shape {tuple(t.shape)} but input_ids has {tuple(input_ids.shape)}; "
                              "they must match (one entry per token)")
     if token_type_ids is not None:
-        _check_ids("token_type_ids", token_type_ids, config.type_vocab_size, "type_vocab_size")
+        check_ids("token_type_ids", token_type_ids, config.type_vocab_size,
+                  f"config.type_vocab_size={config.type_vocab_size}", "use 0 for segment A, 1 for B")
     if attention_mask is not None:
         if not ((attention_mask == 0) | (attention_mask == 1)).all():
             raise InputError("attention_mask must hold only 0 (padding) and 1 (real token)")

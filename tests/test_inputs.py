@@ -31,6 +31,10 @@ def ids(*shape, high=1000):
     (dict(input_ids=ids(2, 3), attention_mask=torch.tensor([[1, 1, 0], [0, 0, 0]])), "attention_mask of all zeros"),
     (dict(input_ids=ids(2, 5), labels=ids(2, 4)), r"labels has shape \(2, 4\) but input_ids has \(2, 5\)"),
     (dict(input_ids=ids(2, 5), labels=torch.full((2, 5), -100)), "labels are all -100: no position to predict"),
+    (dict(input_ids=ids(2, 5), labels=torch.full((2, 5), 1000)), r"labels holds id 1000, outside \[0, 1000\)"),
+    (dict(input_ids=ids(2, 5), labels=torch.full((2, 5), -5)), r"labels holds id -5.*use -100 at positions"),
+    (dict(input_ids=ids(2, 5), next_sentence_label=torch.tensor([0, 2])), r"next_sentence_label holds id 2, outside \[0, 2\).*IsNext"),
+    (dict(input_ids=ids(2, 5), next_sentence_label=torch.tensor([0.0, 1.0])), "next_sentence_label must hold integer ids"),
 ])
 def test_bad_batches_are_named(model, kwargs, message):
     with pytest.raises(InputError, match=message):
