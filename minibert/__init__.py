@@ -5,8 +5,10 @@ from .config import PRESETS, BertConfig, ConfigError
 from .heads import BertForPreTraining, PreTrainingOutput
 from .inputs import InputError
 from .model import BertModel, BertOutput
+from .tokenizer import Tokenizer, TokenizerError, train_wordpiece
 
 __all__ = [
     "BertConfig", "PRESETS", "BertModel", "BertOutput", "BertForPreTraining", "PreTrainingOutput",
     "ConfigError", "InputError", "CheckpointError", "hf_name", "minibert_name", "minilm_path",
+    "Tokenizer", "TokenizerError", "train_wordpiece",
 ]

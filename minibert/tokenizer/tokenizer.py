@@ -1,0 +1,397 @@
+"""`minibert.Tokenizer`: one face for the reference and the fast path.
+
+    tok = Tokenizer.from_vocab("vocab.txt")              # fast=True by default
+    tok.tokenize("UNwanted, running")                    # ['unwanted', ',', 'running']
+    enc = tok("Call me Ishmael.", "Some years ago...")   # [CLS] A [SEP] B [SEP]
+    enc["input_ids"], enc["token_type_ids"], enc["attention_mask"]
+    batch = tok(lines, padding=True, truncation=True, max_length=128, return_tensors="pt")
+
+How an encoding is made, for both paths:
+1. the backend turns each text into [CLS] A [SEP] (B [SEP]), with token types and spans;
+2. rows longer than the limit are cut the way BERT cuts them (`truncate_pair`);
+3. rows are padded, and turned into tensors if asked.
+Step 1 is Rust on the fast path; steps 2 and 3 are the Python below on both paths, so the two can
+only differ where their step 1 does, which the tests rule out on real text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import unicodedata
+from pathlib import Path
+
+from .fast import build_fast_tokenizer
+from .reference import ReferenceTokenizer
+from .vocab import SPECIAL_TOKENS, TokenizerError, load_vocab, save_vocab
+
+logger = logging.getLogger(__name__)
+
+PADDING = {False: None, "do_not_pad": None, True: "longest", "longest": "longest", "max_length": "max_length"}
+FIELDS = ("input_ids", "token_type_ids", "attention_mask", "offset_mapping", "special_tokens_mask")
+PAD_VALUES = {"token_type_ids": 0, "attention_mask": 0, "offset_mapping": (0, 0), "special_tokens_mask": 1}
+
+
+class Encoding(dict):
+    """`input_ids`, `token_type_ids`, `attention_mask` (and `offset_mapping`, `special_tokens_mask`
+    when asked): lists for one text, lists of lists for a batch, tensors with return_tensors="pt".
+    A dict, so `model(**enc)` works; the keys are also attributes (`enc.input_ids`)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"Encoding has no {name!r}; it holds {', '.join(self)}") from None
+
+
+def truncate_pair(len_a: int, len_b: int, budget: int) -> tuple[int, int]:
+    """How many tokens of A and of B to keep so that len_a + len_b <= budget.
+
+    BERT's `truncate_seq_pair` removes one token at a time from the end of the longer side, from B
+    when they are equal:
+
+        while len_a + len_b > budget:
+            if len_a > len_b: len_a -= 1
+            else: len_b -= 1
+
+    This is the same result without the loop. (The Rust tokenizers library ends its "longest_first"
+    cut differently: it gives an odd token left over to the side that was longer, BERT to A.)
+    """
+    excess = len_a + len_b - budget
+    if excess <= 0:
+        return len_a, len_b
+    if len_a - len_b >= excess:  # A stays the longer side for every cut
+        return len_a - excess, len_b
+    if len_b - len_a + 1 >= excess:  # B stays at least as long as A for every cut
+        return len_a, len_b - excess
+    return (budget + 1) // 2, budget // 2  # both cut down until they alternate; A keeps the odd one
+
+
+class Tokenizer:
+    """BERT's WordPiece tokenizer. `fast=False` runs the pure-Python reference (`reference.py`)."""
+
+    def __init__(self, vocab: dict[str, int], *, lowercase: bool = True, strip_accents: bool | None = None,
+                 fast: bool = True, model_max_length: int = 512):
+        self.vocab = vocab
+        self.ids_to_tokens = sorted(vocab, key=vocab.get)  # id -> token, the lines of vocab.txt
+        self.lowercase, self.strip_accents, self.fast = lowercase, strip_accents, fast
+        self.model_max_length = model_max_length
+        self.pad_token, self.unk_token, self.cls_token, self.sep_token, self.mask_token = (
+            SPECIAL_TOKENS[k] for k in ("pad", "unk", "cls", "sep", "mask"))
+        self.pad_token_id, self.unk_token_id, self.cls_token_id, self.sep_token_id, self.mask_token_id = (
+            vocab[t] for t in (self.pad_token, self.unk_token, self.cls_token, self.sep_token, self.mask_token))
+        self.all_special_tokens = list(SPECIAL_TOKENS.values())
+        self.all_special_ids = [vocab[t] for t in self.all_special_tokens]
+        self._reference = ReferenceTokenizer(vocab, self.all_special_tokens, lowercase, strip_accents,
+                                             self.unk_token)
+        self._fast = build_fast_tokenizer(vocab, SPECIAL_TOKENS, lowercase, strip_accents) if fast else None
+        _warn_if_case_mismatch(vocab, lowercase)
+
+    # ---- loading and saving ----------------------------------------------------------------------
+
+    @classmethod
+    def from_vocab(cls, path, lowercase: bool = True, fast: bool = True, **kwargs) -> "Tokenizer":
+        """From a `vocab.txt` (or the folder that holds it). `lowercase=True` for uncased vocabs."""
+        return cls(load_vocab(path), lowercase=lowercase, fast=fast, **kwargs)
+
+    @classmethod
+    def from_pretrained(cls, name_or_path, fast: bool = True, **overrides) -> "Tokenizer":
+        """From a folder (or Hub id) with `vocab.txt`, reading `do_lower_case`, `strip_accents` and
+        `model_max_length` from its `tokenizer_config.json` when there is one."""
+        from ..checkpoint import resolve
+
+        folder = resolve(name_or_path, what="a tokenizer folder (one holding vocab.txt)")
+        settings = {}
+        config_file = folder / "tokenizer_config.json"
+        if config_file.is_file():
+            config = json.loads(config_file.read_text(encoding="utf-8"))
+            settings = {k: config[hf] for k, hf in (("lowercase", "do_lower_case"),
+                                                    ("strip_accents", "strip_accents"),
+                                                    ("model_max_length", "model_max_length")) if hf in config}
+            if settings.get("model_max_length", 0) > 1e9:  # transformers' "no limit" placeholder
+                del settings["model_max_length"]
+        return cls.from_vocab(folder, fast=fast, **{**settings, **overrides})
+
+    def save(self, directory) -> Path:
+        """Write `vocab.txt`, `tokenizer.json` and `tokenizer_config.json`: what `from_pretrained`,
+        `transformers.BertTokenizer.from_pretrained` and `tokenizers.Tokenizer.from_file` read."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        save_vocab(self.vocab, directory / "vocab.txt")
+        fast = self._fast or build_fast_tokenizer(self.vocab, SPECIAL_TOKENS, self.lowercase, self.strip_accents)
+        fast.save(str(directory / "tokenizer.json"))
+        config = {"tokenizer_class": "BertTokenizer", "do_lower_case": self.lowercase,
+                  "strip_accents": self.strip_accents, "tokenize_chinese_chars": True,
+                  "model_max_length": self.model_max_length,
+                  **{f"{k}_token": t for k, t in SPECIAL_TOKENS.items()}}
+        (directory / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+        return directory
+
+    # ---- tokens and ids --------------------------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def __len__(self) -> int:
+        return len(self.vocab)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Text -> WordPiece tokens, no special tokens added: 'UNwanted' -> ['un', '##want', '##ed']."""
+        _check_text(text, "text")
+        if self._fast is not None:
+            return self._fast.encode(text, add_special_tokens=False).tokens
+        return [piece for piece, _, _ in self._reference.tokenize(text)]
+
+    def convert_tokens_to_ids(self, tokens):
+        if isinstance(tokens, str):
+            return self.vocab.get(tokens, self.unk_token_id)
+        return [self.vocab.get(t, self.unk_token_id) for t in tokens]
+
+    def convert_ids_to_tokens(self, ids):
+        if isinstance(ids, int):
+            return self.ids_to_tokens[self._check_ids([ids])[0]]
+        return [self.ids_to_tokens[i] for i in self._check_ids(ids)]
+
+    def decode(self, ids, skip_special_tokens: bool = False):
+        """Ids -> text: "##" pieces joined to the piece before, spaces before punctuation removed,
+        as transformers does. A batch (list of lists, 2-D tensor) gives a list of strings."""
+        ids = ids.tolist() if hasattr(ids, "tolist") else ids
+        if isinstance(ids, (list, tuple)) and ids and isinstance(ids[0], (list, tuple)):
+            return [self.decode(row, skip_special_tokens) for row in ids]
+        ids = self._check_ids(ids)
+        if self._fast is not None:
+            return self._fast.decode(ids, skip_special_tokens=skip_special_tokens)
+        special = set(self.all_special_ids) if skip_special_tokens else set()
+        return _join_pieces([self.ids_to_tokens[i] for i in ids if i not in special])
+
+    def _check_ids(self, ids) -> list[int]:
+        ids = ids.tolist() if hasattr(ids, "tolist") else ids
+        ids = [ids] if isinstance(ids, int) else list(ids)
+        for i in ids:
+            if not isinstance(i, int) or not 0 <= i < len(self.vocab):
+                raise TokenizerError(f"id {i!r} is not a token id of this vocabulary (0 .. {len(self.vocab) - 1})")
+        return ids
+
+    # ---- encoding --------------------------------------------------------------------------------
+
+    def __call__(self, text, text_pair=None, **kwargs) -> Encoding:
+        """One text (str) -> `encode`; a list of texts -> `encode_batch`."""
+        if isinstance(text, (list, tuple)):
+            return self.encode_batch(text, text_pair, **kwargs)
+        return self.encode(text, text_pair, **kwargs)
+
+    def encode(self, text: str, text_pair: str | None = None, **kwargs) -> Encoding:
+        """[CLS] text [SEP] (text_pair [SEP]) as ids, token types and attention mask. Options as in
+        `encode_batch`."""
+        _check_text(text, "text")
+        if text_pair is not None:
+            _check_text(text_pair, "text_pair")
+        batch = self.encode_batch([text], None if text_pair is None else [text_pair], **kwargs)
+        return Encoding({k: v[0] for k, v in batch.items()})
+
+    def encode_batch(self, texts, text_pairs=None, *, add_special_tokens: bool = True, max_length: int | None = None,
+                     truncation: bool = False, padding=False, return_offsets_mapping: bool = False,
+                     return_special_tokens_mask: bool = False, return_tensors: str | None = None) -> Encoding:
+        """Encode a list of texts (and a list of second texts for pairs).
+
+        max_length   the limit in tokens, special tokens included; with truncation=False a longer
+                     row is an error, so nothing is dropped without asking. Default: no limit, or
+                     `model_max_length` when truncating or padding to "max_length".
+        truncation   cut rows to the limit; a pair loses tokens from its longer side first (BERT).
+        padding      False, True / "longest" (to the longest row) or "max_length".
+        return_offsets_mapping      (start, end) of each token in its text; (0, 0) for added tokens.
+        return_special_tokens_mask  1 at [CLS], [SEP] and padding, 0 at tokens of the text.
+        return_tensors              None for lists, "pt" for torch tensors (rows must be padded).
+        """
+        texts = _check_texts(texts, "texts")
+        if text_pairs is not None:
+            text_pairs = _check_texts(text_pairs, "text_pairs")
+            if len(text_pairs) != len(texts):
+                raise TokenizerError(f"got {len(texts)} texts but {len(text_pairs)} text_pairs; "
+                                     "each text needs its own pair")
+        if padding not in PADDING:
+            raise TokenizerError(f"padding={padding!r}; use False, True, 'longest' or 'max_length'")
+        if return_tensors not in (None, "pt"):
+            raise TokenizerError(f"return_tensors={return_tensors!r}; use None (lists) or 'pt' (torch tensors)")
+        padding = PADDING[padding]
+        pair = text_pairs is not None
+        n_special = (3 if pair else 2) if add_special_tokens else 0
+        limit = self._limit(max_length, truncation, padding, n_special)
+
+        rows = self._encode_rows(texts, text_pairs, add_special_tokens, return_offsets_mapping)
+        if limit is not None:
+            self._fit(rows, limit, truncation, pair, add_special_tokens, texts, text_pairs)
+        if return_offsets_mapping and self._strips_accents():
+            rows["offset_mapping"] = [
+                _extend_over_marks(offsets, types, added, texts[i], None if text_pairs is None else text_pairs[i])
+                for i, (offsets, types, added) in enumerate(zip(
+                    rows["offset_mapping"], rows["token_type_ids"], rows["special_tokens_mask"]))]
+        if not return_offsets_mapping:
+            rows.pop("offset_mapping")
+        if not return_special_tokens_mask:
+            rows.pop("special_tokens_mask")
+        if padding is not None:
+            width = limit if padding == "max_length" else max(map(len, rows["input_ids"]), default=0)
+            for field, column in rows.items():
+                pad = [self.pad_token_id] if field == "input_ids" else [PAD_VALUES[field]]
+                rows[field] = [row + pad * (width - len(row)) for row in column]
+        if return_tensors == "pt":
+            return Encoding(_as_tensors(rows))
+        return Encoding(rows)
+
+    def _limit(self, max_length, truncation, padding, n_special) -> int | None:
+        if max_length is None:
+            return self.model_max_length if truncation or padding == "max_length" else None
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < n_special:
+            raise TokenizerError(f"max_length={max_length!r}; it must be an int of at least {n_special}, "
+                                 f"room for the {n_special} special tokens this encoding adds")
+        return max_length
+
+    def _encode_rows(self, texts, text_pairs, add_special_tokens, want_offsets) -> dict[str, list]:
+        """Step 1: every row packed and untruncated, as lists in the columns of FIELDS."""
+        if self._fast is not None:
+            inputs = texts if text_pairs is None else list(zip(texts, text_pairs))
+            encodings = self._fast.encode_batch(inputs, add_special_tokens=add_special_tokens)
+            return {"input_ids": [e.ids for e in encodings],
+                    "token_type_ids": [e.type_ids for e in encodings],
+                    "attention_mask": [e.attention_mask for e in encodings],
+                    "offset_mapping": [e.offsets for e in encodings] if want_offsets else None,
+                    "special_tokens_mask": [e.special_tokens_mask for e in encodings]}
+        rows = {field: [] for field in FIELDS}
+        for i, text in enumerate(texts):
+            a = self._reference.tokenize(text)
+            b = None if text_pairs is None else self._reference.tokenize(text_pairs[i])
+            for field, values in self._pack(a, b, add_special_tokens).items():
+                rows[field].append(values)
+        return rows
+
+    def _pack(self, a, b, add_special_tokens) -> dict[str, list]:
+        """[CLS] A [SEP] B [SEP] from (token, start, end) triples: BERT's input layout (paper, 3)."""
+        cls = [(self.cls_token, 0, 0)] if add_special_tokens else []
+        sep = [(self.sep_token, 0, 0)] if add_special_tokens else []
+        tokens = cls + a + sep + (b + sep if b is not None else [])
+        types = [0] * (len(cls) + len(a) + len(sep)) + ([1] * (len(b) + len(sep)) if b is not None else [])
+        added = [1] * len(cls) + [0] * len(a) + [1] * len(sep) + ([0] * len(b) + [1] * len(sep) if b is not None else [])
+        return {"input_ids": [self.vocab[t] for t, _, _ in tokens], "token_type_ids": types,
+                "attention_mask": [1] * len(tokens), "offset_mapping": [(s, e) for _, s, e in tokens],
+                "special_tokens_mask": added}
+
+    def _fit(self, rows, limit, truncation, pair, add_special_tokens, texts, text_pairs) -> None:
+        """Step 2: cut every row longer than `limit` as BERT does, or refuse it."""
+        for i, ids in enumerate(rows["input_ids"]):
+            if len(ids) <= limit:
+                continue
+            if not truncation:
+                raise TokenizerError(f"text {i} encodes to {len(ids)} tokens, more than max_length={limit}; "
+                                     "pass truncation=True to cut it (a pair loses tokens from its longer "
+                                     "side first) or raise max_length")
+            keep = _kept_positions(rows["token_type_ids"][i], rows["special_tokens_mask"][i], pair,
+                                   add_special_tokens, limit)
+            for field, column in rows.items():
+                if column is not None:
+                    column[i] = [column[i][j] for j in keep]
+
+    def _strips_accents(self) -> bool:
+        return self.lowercase if self.strip_accents is None else self.strip_accents
+
+    def __repr__(self):
+        return (f"Tokenizer(vocab_size={len(self.vocab)}, lowercase={self.lowercase}, "
+                f"fast={self.fast}, model_max_length={self.model_max_length})")
+
+
+def _kept_positions(types, added, pair, add_special_tokens, limit) -> list[int]:
+    """Positions of a packed row that survive BERT's truncation to `limit` tokens."""
+    n_special = sum(added)  # [CLS] and [SEP]s; none without add_special_tokens
+    len_b = sum(types) - (1 if pair and add_special_tokens else 0)  # B's tokens have type 1, so does its [SEP]
+    len_a = len(types) - n_special - len_b
+    if pair:
+        keep_a, keep_b = truncate_pair(len_a, len_b, limit - n_special)
+    else:
+        keep_a, keep_b = limit - n_special, 0
+    if not add_special_tokens:
+        return [*range(keep_a), *range(len_a, len_a + keep_b)]
+    keep = [0, *range(1, 1 + keep_a), 1 + len_a]  # [CLS] A [SEP]
+    if pair:
+        keep += [*range(2 + len_a, 2 + len_a + keep_b), len(types) - 1]  # B [SEP]
+    return keep
+
+
+def _extend_over_marks(offsets, types, added, text_a, text_b):
+    """Stripping accents drops combining marks written as characters of their own ('e' + U+0301),
+    and the spans of both paths then end before the mark. Extend each span over the marks that
+    follow it, up to the next token, so that text[start:end] is the word as written, accents included."""
+    if text_a.isascii() and (text_b is None or text_b.isascii()):
+        return offsets
+    offsets = list(offsets)
+    next_start = {0: len(text_a), 1: len(text_b or "")}  # per sequence, walking backwards
+    for k in reversed(range(len(offsets))):
+        start, end = offsets[k]
+        if added[k] or start == end:
+            continue
+        seq = types[k]
+        text = text_b if seq else text_a
+        while end < next_start[seq] and unicodedata.category(text[end]) == "Mn":
+            end += 1
+        offsets[k] = (start, end)
+        next_start[seq] = start
+    return offsets
+
+
+# What transformers' BERT decoder tidies, applied to each token with the space before it: so
+# "hello" "," -> "hello,". Applied token by token, "do" "not" stays "do not".
+CLEAN_UP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+            (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
+
+
+def _join_pieces(tokens: list[str]) -> str:
+    """'##' pieces join the token before; other tokens follow a space."""
+    out = []
+    for i, token in enumerate(tokens):
+        if i > 0:
+            token = token[2:] if token.startswith("##") else " " + token
+        for dirty, clean in CLEAN_UP:
+            token = token.replace(dirty, clean)
+        out.append(token)
+    return "".join(out)
+
+
+def _check_text(text, name: str) -> None:
+    if not isinstance(text, str):
+        hint = " (a batch goes in as a list of str)" if isinstance(text, (list, tuple)) else ""
+        raise TokenizerError(f"{name} must be a str, got {type(text).__name__}{hint}")
+
+
+def _check_texts(texts, name: str) -> list[str]:
+    if isinstance(texts, str):
+        return [texts]
+    if not isinstance(texts, (list, tuple)):
+        raise TokenizerError(f"{name} must be a str or a list of str, got {type(texts).__name__}")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            hint = "; pass pairs as two lists: tok(firsts, seconds)" if isinstance(text, (list, tuple)) else ""
+            raise TokenizerError(f"{name}[{i}] is {type(text).__name__}, not str{hint}")
+    return list(texts)
+
+
+def _as_tensors(rows: dict[str, list]) -> dict:
+    import torch
+
+    widths = {len(row) for row in rows["input_ids"]}
+    if len(widths) > 1:
+        raise TokenizerError(f"rows have different lengths ({min(widths)} to {max(widths)} tokens), so they "
+                             "do not make a tensor; pass padding=True")
+    return {field: torch.tensor(column, dtype=torch.long) for field, column in rows.items()}
+
+
+def _warn_if_case_mismatch(vocab: dict[str, int], lowercase: bool) -> None:
+    """An uncased vocab with lowercase=False turns every capitalised word into [UNK]; a cased one
+    with lowercase=True never uses its capitalised entries. Both run without error, so say so."""
+    words = [t for t in vocab if t.isalpha()]
+    cased = sum(t != t.lower() for t in words)
+    if not lowercase and words and cased == 0:
+        logger.warning("lowercase=False, but this vocabulary has no capital letters (an uncased vocab): "
+                       "capitalised words will become [UNK]; use lowercase=True")
+    elif lowercase and cased > 0.05 * len(words):
+        logger.warning(f"lowercase=True, but {cased} entries of this vocabulary have capital letters (a "
+                       "cased vocab) and will never be used; use lowercase=False")
