@@ -74,21 +74,22 @@ def normalize(text: str, lowercase: bool = True,
             continue
         if is_whitespace(ch):
             new = " "
-        elif is_cjk(ch):
-            new = f" {ch} "
         else:
             # One character at a time, as the Rust library does: Python's word-level str.lower()
             # would turn a word-final Σ into ς, which the Rust library (and so every fast BERT
             # tokenizer) does not.
             new = ch.lower() if lowercase else ch
+            # NFD also maps each CJK compatibility ideograph to its unified twin (U+F9E1 -> 李).
             new = remove_accents(new) if strip else new
+            if is_cjk(ch):
+                new = f" {new} "
         out.append(new)
         origin.extend([i] * len(new))
     return "".join(out), origin
 
 
 def split_words(text: str, origin: list[int]) -> list[tuple[str, list[int]]]:
-    """Split on spaces, then make every punctuation character a word of its own."""
+    """Split on whitespace, then make every punctuation character a word of its own."""
     words: list[tuple[str, list[int]]] = []
     current: list[int] = []  # positions in `text` of the word being built
 
@@ -98,7 +99,7 @@ def split_words(text: str, origin: list[int]) -> list[tuple[str, list[int]]]:
             current.clear()
 
     for j, ch in enumerate(text):
-        if ch == " ":
+        if ch.isspace():  # also U+2028/U+2029, which BERT's whitespace_tokenize splits at too
             flush()
         elif is_punctuation(ch):
             flush()

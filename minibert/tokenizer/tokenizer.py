@@ -219,18 +219,15 @@ class Tokenizer:
         n_special = (3 if pair else 2) if add_special_tokens else 0
         limit = self._limit(max_length, truncation, padding, n_special)
 
-        rows = self._encode_rows(texts, text_pairs, add_special_tokens, return_offsets_mapping)
+        rows = self._encode_rows(texts, text_pairs, add_special_tokens, return_offsets_mapping,
+                                 return_special_tokens_mask)
         if limit is not None:
-            self._fit(rows, limit, truncation, pair, add_special_tokens, texts, text_pairs)
+            self._fit(rows, limit, truncation, pair, n_special)
         if return_offsets_mapping and self._strips_accents():
             rows["offset_mapping"] = [
-                _extend_over_marks(offsets, types, added, texts[i], None if text_pairs is None else text_pairs[i])
-                for i, (offsets, types, added) in enumerate(zip(
-                    rows["offset_mapping"], rows["token_type_ids"], rows["special_tokens_mask"]))]
-        if not return_offsets_mapping:
-            rows.pop("offset_mapping")
-        if not return_special_tokens_mask:
-            rows.pop("special_tokens_mask")
+                _extend_over_marks(offsets, types, texts[i], None if text_pairs is None else text_pairs[i])
+                for i, (offsets, types) in enumerate(zip(rows["offset_mapping"], rows["token_type_ids"]))]
+        rows = {field: column for field, column in rows.items() if column is not None}
         if padding is not None:
             width = limit if padding == "max_length" else max(map(len, rows["input_ids"]), default=0)
             for field, column in rows.items():
@@ -248,8 +245,9 @@ class Tokenizer:
                                  f"room for the {n_special} special tokens this encoding adds")
         return max_length
 
-    def _encode_rows(self, texts, text_pairs, add_special_tokens, want_offsets) -> dict[str, list]:
-        """Step 1: every row packed and untruncated, as lists in the columns of FIELDS."""
+    def _encode_rows(self, texts, text_pairs, add_special_tokens, want_offsets, want_special) -> dict[str, list]:
+        """Step 1: every row packed and untruncated, as lists in the columns of FIELDS (None for a
+        column nobody asked for: every column read out of Rust costs time)."""
         if self._fast is not None:
             inputs = texts if text_pairs is None else list(zip(texts, text_pairs))
             encodings = self._fast.encode_batch(inputs, add_special_tokens=add_special_tokens)
@@ -257,27 +255,35 @@ class Tokenizer:
                     "token_type_ids": [e.type_ids for e in encodings],
                     "attention_mask": [e.attention_mask for e in encodings],
                     "offset_mapping": [e.offsets for e in encodings] if want_offsets else None,
-                    "special_tokens_mask": [e.special_tokens_mask for e in encodings]}
+                    "special_tokens_mask": [e.special_tokens_mask for e in encodings] if want_special else None}
         rows = {field: [] for field in FIELDS}
         for i, text in enumerate(texts):
             a = self._reference.tokenize(text)
             b = None if text_pairs is None else self._reference.tokenize(text_pairs[i])
             for field, values in self._pack(a, b, add_special_tokens).items():
                 rows[field].append(values)
-        return rows
+        wanted = {"offset_mapping": want_offsets, "special_tokens_mask": want_special}
+        return {field: column if wanted.get(field, True) else None for field, column in rows.items()}
 
     def _pack(self, a, b, add_special_tokens) -> dict[str, list]:
-        """[CLS] A [SEP] B [SEP] from (token, start, end) triples: BERT's input layout (paper, 3)."""
-        cls = [(self.cls_token, 0, 0)] if add_special_tokens else []
-        sep = [(self.sep_token, 0, 0)] if add_special_tokens else []
-        tokens = cls + a + sep + (b + sep if b is not None else [])
-        types = [0] * (len(cls) + len(a) + len(sep)) + ([1] * (len(b) + len(sep)) if b is not None else [])
-        added = [1] * len(cls) + [0] * len(a) + [1] * len(sep) + ([0] * len(b) + [1] * len(sep) if b is not None else [])
+        """[CLS] A [SEP] B [SEP], the paper's input layout (section 3), from (token, start, end)
+        triples; B's tokens and its [SEP] get token type 1."""
+        tokens, types, added = [], [], []
+        if add_special_tokens:
+            tokens, types, added = [(self.cls_token, 0, 0)], [0], [1]
+        for type_id, segment in enumerate([a] if b is None else [a, b]):
+            tokens += segment
+            types += [type_id] * len(segment)
+            added += [0] * len(segment)
+            if add_special_tokens:
+                tokens.append((self.sep_token, 0, 0))
+                types.append(type_id)
+                added.append(1)
         return {"input_ids": [self.vocab[t] for t, _, _ in tokens], "token_type_ids": types,
                 "attention_mask": [1] * len(tokens), "offset_mapping": [(s, e) for _, s, e in tokens],
                 "special_tokens_mask": added}
 
-    def _fit(self, rows, limit, truncation, pair, add_special_tokens, texts, text_pairs) -> None:
+    def _fit(self, rows, limit, truncation, pair, n_special) -> None:
         """Step 2: cut every row longer than `limit` as BERT does, or refuse it."""
         for i, ids in enumerate(rows["input_ids"]):
             if len(ids) <= limit:
@@ -286,8 +292,7 @@ class Tokenizer:
                 raise TokenizerError(f"text {i} encodes to {len(ids)} tokens, more than max_length={limit}; "
                                      "pass truncation=True to cut it (a pair loses tokens from its longer "
                                      "side first) or raise max_length")
-            keep = _kept_positions(rows["token_type_ids"][i], rows["special_tokens_mask"][i], pair,
-                                   add_special_tokens, limit)
+            keep = _kept_positions(rows["token_type_ids"][i], pair, n_special, limit)
             for field, column in rows.items():
                 if column is not None:
                     column[i] = [column[i][j] for j in keep]
@@ -300,16 +305,15 @@ class Tokenizer:
                 f"fast={self.fast}, model_max_length={self.model_max_length})")
 
 
-def _kept_positions(types, added, pair, add_special_tokens, limit) -> list[int]:
+def _kept_positions(types, pair, n_special, limit) -> list[int]:
     """Positions of a packed row that survive BERT's truncation to `limit` tokens."""
-    n_special = sum(added)  # [CLS] and [SEP]s; none without add_special_tokens
-    len_b = sum(types) - (1 if pair and add_special_tokens else 0)  # B's tokens have type 1, so does its [SEP]
+    len_b = sum(types) - (1 if pair and n_special else 0)  # B's tokens have type 1, so does its [SEP]
     len_a = len(types) - n_special - len_b
     if pair:
         keep_a, keep_b = truncate_pair(len_a, len_b, limit - n_special)
     else:
         keep_a, keep_b = limit - n_special, 0
-    if not add_special_tokens:
+    if not n_special:
         return [*range(keep_a), *range(len_a, len_a + keep_b)]
     keep = [0, *range(1, 1 + keep_a), 1 + len_a]  # [CLS] A [SEP]
     if pair:
@@ -317,7 +321,7 @@ def _kept_positions(types, added, pair, add_special_tokens, limit) -> list[int]:
     return keep
 
 
-def _extend_over_marks(offsets, types, added, text_a, text_b):
+def _extend_over_marks(offsets, types, text_a, text_b):
     """Stripping accents drops combining marks written as characters of their own ('e' + U+0301),
     and the spans of both paths then end before the mark. Extend each span over the marks that
     follow it, up to the next token, so that text[start:end] is the word as written, accents included."""
@@ -327,7 +331,7 @@ def _extend_over_marks(offsets, types, added, text_a, text_b):
     next_start = {0: len(text_a), 1: len(text_b or "")}  # per sequence, walking backwards
     for k in reversed(range(len(offsets))):
         start, end = offsets[k]
-        if added[k] or start == end:
+        if start == end:  # [CLS], [SEP]: added, not in the text
             continue
         seq = types[k]
         text = text_b if seq else text_a
