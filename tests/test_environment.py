@@ -74,18 +74,22 @@ def test_readme_python_example_runs_and_its_shape_comments_are_true():
     readme = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     assert blocks
-    checked = 0
+    checked, namespace = 0, {}  # one namespace: the README reads top to bottom
     for block in blocks:
-        namespace, lines = {}, block.splitlines()
+        lines = block.splitlines()
         for node in ast.parse(block).body:  # statement by statement, so each comment is checked in place
             code = ast.get_source_segment(block, node)
             exec(compile(code, "README.md", "exec"), namespace)
-            claim = re.search(r"# \(([\d, ]+)\)", lines[node.lineno - 1])
-            if isinstance(node, ast.Expr) and claim:
-                shape = tuple(int(n) for n in claim.group(1).split(","))
-                assert tuple(eval(code, namespace)) == shape, lines[node.lineno - 1]
+            line = lines[node.lineno - 1]
+            shape = re.search(r"# \(([\d, ]+)\)", line)
+            value = re.search(r"# ([\[\'].*?[\]\'])(:|$)", line)  # a list or string it evaluates to
+            if isinstance(node, ast.Expr) and shape:
+                assert tuple(eval(code, namespace)) == tuple(int(n) for n in shape.group(1).split(",")), line
                 checked += 1
-    assert checked >= 3
+            elif isinstance(node, ast.Expr) and value:
+                assert eval(code, namespace) == ast.literal_eval(value.group(1)), line
+                checked += 1
+    assert checked >= 10
 
 
 def test_make_test_fails_when_nothing_is_collected(tmp_path):
