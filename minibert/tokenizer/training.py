@@ -8,12 +8,14 @@ without resizing the embeddings (Google's vocabularies keep 994 of them).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from tokenizers import Tokenizer as RustTokenizer
 from tokenizers import models, normalizers, pre_tokenizers, trainers
 
+from .reference import is_punctuation
 from .tokenizer import Tokenizer
 from .vocab import SPECIAL_TOKENS, TokenizerError
 
@@ -47,15 +49,41 @@ def train_wordpiece(files: Iterable[str | Path] | None = None, *, texts: Iterabl
         missing = [str(p) for p in paths if not p.is_file()]
         if not paths or missing:
             raise TokenizerError(f"no text file at {', '.join(missing)}" if missing else "files is empty")
+        trainer.special_tokens = specials + _continuations(_read_lines(paths), rust.normalizer, limit_alphabet)
         rust.train([str(p) for p in paths], trainer)
     else:
-        rust.train_from_iterator(_checked(texts), trainer)
+        texts = list(_checked(texts))
+        trainer.special_tokens = specials + _continuations(texts, rust.normalizer, limit_alphabet)
+        rust.train_from_iterator(texts, trainer)
 
     vocab = rust.get_vocab()
     tokenizer = Tokenizer(vocab, lowercase=lowercase, strip_accents=strip_accents)
     if out_dir is not None:
         tokenizer.save(out_dir)
     return tokenizer
+
+
+def _continuations(lines: Iterable[str], normalizer, limit_alphabet: int) -> list[str]:
+    """"##" + each of the `limit_alphabet` most frequent characters (after normalisation) that can
+    continue a word, in a fixed order.
+
+    The Rust trainer creates these pieces as it walks a hash map of words, so their ids, and with
+    them the tie-breaks between equally frequent merges, change from run to run: the same text gave
+    different vocabularies (tokenizers issue #1794). Handed over up front, in a fixed order, they
+    make training deterministic. Passed as "special tokens" only for that; the vocab keeps them as
+    ordinary entries."""
+    counts = Counter()
+    for line in lines:
+        counts.update(normalizer.normalize_str(line))
+    chars = [c for c in counts if not c.isspace() and not is_punctuation(c)]
+    chars = sorted(chars, key=lambda c: (-counts[c], c))[:limit_alphabet]
+    return ["##" + c for c in sorted(chars)]
+
+
+def _read_lines(paths: list[Path]):
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            yield from f
 
 
 def _checked(texts: Iterable[str]):
