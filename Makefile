@@ -43,6 +43,7 @@ test: setup
 
 benchmark: setup
 	$(BIN)/python benchmarks/train_step.py
+	$(BIN)/python benchmarks/tokenizer.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -79,3 +79,12 @@ def test_batches_leave_the_garbage_collector_as_they_found_it(minilm_dir):
     with pytest.raises(TokenizerError):
         tok(["a b c"], max_length=3)  # an error inside the batch still restores it
     assert gc.isenabled()
+
+
+def test_a_tokenizer_pickles_for_dataloader_workers(minilm_dir):
+    import pickle
+
+    for fast in (True, False):
+        tok = Tokenizer.from_vocab(minilm_dir, fast=fast)
+        copy = pickle.loads(pickle.dumps(tok))
+        assert copy(["Call me Ishmael."])["input_ids"] == tok(["Call me Ishmael."])["input_ids"]
