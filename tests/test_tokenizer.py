@@ -183,8 +183,8 @@ def test_padding_and_tensors(uncased, fast):
     assert set(batch) == {"input_ids", "token_type_ids", "attention_mask"}
     assert all(v.shape == (3, 16) and v.dtype == torch.long for v in batch.values())
     assert torch.equal(batch.input_ids, batch["input_ids"])  # attributes, too
-    one = tok("hi", return_tensors="pt")
-    assert one["input_ids"].tolist() == [101, 7632, 102]
+    one = tok("hi", return_tensors="pt")  # a batch of one, as transformers does, so model(**one) works
+    assert one["input_ids"].tolist() == [[101, 7632, 102]]
     with pytest.raises(TokenizerError, match="rows have different lengths .* pass padding=True"):
         tok(texts, return_tensors="pt")
 
@@ -313,3 +313,12 @@ def test_a_vocab_of_the_wrong_case_is_flagged(minilm_dir, tmp_path, caplog):
 def test_encoding_attribute_errors_name_the_keys(uncased):
     with pytest.raises(AttributeError, match="Encoding has no 'labels'; it holds input_ids, token_type_ids"):
         uncased[True]("hi").labels
+
+
+def test_a_vocab_dict_is_checked_like_a_file():
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    assert Tokenizer({t: i for i, t in enumerate(specials + ["hi"])}, fast=False).tokenize("Hi") == ["hi"]
+    with pytest.raises(TokenizerError, match="vocab ids must run 0, 1, ..., len"):
+        Tokenizer({t: 2 * i for i, t in enumerate(specials)})
+    with pytest.raises(TokenizerError, match=r"the vocab lacks the special token\(s\) \[MASK\]"):
+        Tokenizer({t: i for i, t in enumerate(specials[:4])})

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .fast import build_fast_tokenizer
 from .reference import ReferenceTokenizer
-from .vocab import SPECIAL_TOKENS, TokenizerError, load_vocab, save_vocab
+from .vocab import SPECIAL_TOKENS, TokenizerError, check_vocab, load_vocab, save_vocab
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,8 @@ PAD_VALUES = {"token_type_ids": 0, "attention_mask": 0, "offset_mapping": (0, 0)
 
 class Encoding(dict):
     """`input_ids`, `token_type_ids`, `attention_mask` (and `offset_mapping`, `special_tokens_mask`
-    when asked): lists for one text, lists of lists for a batch, tensors with return_tensors="pt".
+    when asked): lists for one text, lists of lists for a batch, (B, T) tensors with
+    return_tensors="pt" (B = 1 for one text).
     A dict, so `model(**enc)` works; the keys are also attributes (`enc.input_ids`)."""
 
     def __getattr__(self, name):
@@ -74,8 +75,10 @@ class Tokenizer:
 
     def __init__(self, vocab: dict[str, int], *, lowercase: bool = True, strip_accents: bool | None = None,
                  fast: bool = True, model_max_length: int = 512):
-        self.vocab = vocab
         self.ids_to_tokens = sorted(vocab, key=vocab.get)  # id -> token, the lines of vocab.txt
+        if [vocab[t] for t in self.ids_to_tokens] != list(range(len(vocab))):
+            raise TokenizerError("vocab ids must run 0, 1, ..., len(vocab) - 1, one token each")
+        self.vocab = check_vocab(self.ids_to_tokens, source="the vocab")
         self.lowercase, self.strip_accents, self.fast = lowercase, strip_accents, fast
         self.model_max_length = model_max_length
         self.pad_token, self.unk_token, self.cls_token, self.sep_token, self.mask_token = (
@@ -184,12 +187,15 @@ class Tokenizer:
         return self.encode(text, text_pair, **kwargs)
 
     def encode(self, text: str, text_pair: str | None = None, **kwargs) -> Encoding:
-        """[CLS] text [SEP] (text_pair [SEP]) as ids, token types and attention mask. Options as in
+        """[CLS] text [SEP] (text_pair [SEP]) as ids, token types and attention mask: lists, or with
+        return_tensors="pt" a batch of one, (1, T), ready for `model(**enc)`. Options as in
         `encode_batch`."""
         _check_text(text, "text")
         if text_pair is not None:
             _check_text(text_pair, "text_pair")
         batch = self.encode_batch([text], None if text_pair is None else [text_pair], **kwargs)
+        if kwargs.get("return_tensors") is not None:
+            return batch
         return Encoding({k: v[0] for k, v in batch.items()})
 
     def encode_batch(self, texts, text_pairs=None, *, add_special_tokens: bool = True, max_length: int | None = None,
