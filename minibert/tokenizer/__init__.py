@@ -1,8 +1,9 @@
 """BERT's WordPiece tokenizer: a pure-Python reference (`reference.py`), the same pipeline on the
 Rust `tokenizers` library (`fast.py`), one face for both (`Tokenizer`), and vocabulary training."""
 
+from .packing import truncate_pair
 from .reference import ReferenceTokenizer
-from .tokenizer import Encoding, Tokenizer, truncate_pair
+from .tokenizer import Encoding, Tokenizer
 from .training import train_wordpiece
 from .vocab import SPECIAL_TOKENS, TokenizerError, load_vocab
 

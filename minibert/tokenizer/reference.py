@@ -13,7 +13,8 @@ Special tokens written in the text (`"a [MASK] here"`) are never split: they are
 the raw text, exactly as written.
 
 Every character the normalisation produces remembers the index of the input character it came
-from, so each token also gets its span (start, end) in the original text.
+from, so each token also gets its span (start, end) in the original text. `join_pieces`, at the
+end, goes back from tokens to text.
 """
 
 from __future__ import annotations
@@ -160,3 +161,21 @@ class ReferenceTokenizer:
                 # input character of the last one, inclusive.
                 tokens.append((piece, lo + word_origin[start], lo + word_origin[end - 1] + 1))
         return tokens
+
+
+# What transformers' BERT decoder tidies, applied to each token with the space before it: so
+# "hello" "," -> "hello,". Applied token by token, "do" "not" stays "do not".
+CLEAN_UP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+            (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
+
+
+def join_pieces(tokens: list[str]) -> str:
+    """'##' pieces join the token before; other tokens follow a space."""
+    out = []
+    for i, token in enumerate(tokens):
+        if i > 0:
+            token = token[2:] if token.startswith("##") else " " + token
+        for dirty, clean in CLEAN_UP:
+            token = token.replace(dirty, clean)
+        out.append(token)
+    return "".join(out)

@@ -20,11 +20,11 @@ import contextlib
 import gc
 import json
 import logging
-import unicodedata
 from pathlib import Path
 
 from .fast import build_fast_tokenizer
-from .reference import ReferenceTokenizer
+from .packing import extend_over_marks, kept_positions
+from .reference import ReferenceTokenizer, join_pieces
 from .vocab import SPECIAL_TOKENS, TokenizerError, check_vocab, load_vocab, save_vocab
 
 logger = logging.getLogger(__name__)
@@ -45,29 +45,6 @@ class Encoding(dict):
             return self[name]
         except KeyError:
             raise AttributeError(f"Encoding has no {name!r}; it holds {', '.join(self)}") from None
-
-
-def truncate_pair(len_a: int, len_b: int, budget: int) -> tuple[int, int]:
-    """How many tokens of A and of B to keep so that len_a + len_b <= budget.
-
-    BERT's `truncate_seq_pair` removes one token at a time from the end of the longer side, from B
-    when they are equal:
-
-        while len_a + len_b > budget:
-            if len_a > len_b: len_a -= 1
-            else: len_b -= 1
-
-    This is the same result without the loop. (The Rust tokenizers library ends its "longest_first"
-    cut differently: it gives an odd token left over to the side that was longer, BERT to A.)
-    """
-    excess = len_a + len_b - budget
-    if excess <= 0:
-        return len_a, len_b
-    if len_a - len_b >= excess:  # A stays the longer side for every cut
-        return len_a - excess, len_b
-    if len_b - len_a + 1 >= excess:  # B stays at least as long as A for every cut
-        return len_a, len_b - excess
-    return (budget + 1) // 2, budget // 2  # both cut down until they alternate; A keeps the odd one
 
 
 class Tokenizer:
@@ -168,7 +145,7 @@ class Tokenizer:
         if self._fast is not None:
             return self._fast.decode(ids, skip_special_tokens=skip_special_tokens)
         special = set(self.all_special_ids) if skip_special_tokens else set()
-        return _join_pieces([self.ids_to_tokens[i] for i in ids if i not in special])
+        return join_pieces([self.ids_to_tokens[i] for i in ids if i not in special])
 
     def _check_ids(self, ids) -> list[int]:
         ids = ids.tolist() if hasattr(ids, "tolist") else ids
@@ -234,7 +211,7 @@ class Tokenizer:
                 self._fit(rows, limit, truncation, pair, n_special)
             if return_offsets_mapping and self._strips_accents():
                 rows["offset_mapping"] = [
-                    _extend_over_marks(offsets, types, texts[i], None if text_pairs is None else text_pairs[i])
+                    extend_over_marks(offsets, types, texts[i], None if text_pairs is None else text_pairs[i])
                     for i, (offsets, types) in enumerate(zip(rows["offset_mapping"], rows["token_type_ids"]))]
             rows = {field: column for field, column in rows.items() if column is not None}
             if padding is not None:
@@ -303,7 +280,7 @@ class Tokenizer:
                 raise TokenizerError(f"text {i} encodes to {len(ids)} tokens, more than max_length={limit}; "
                                      "pass truncation=True to cut it (a pair loses tokens from its longer "
                                      "side first) or raise max_length")
-            keep = _kept_positions(rows["token_type_ids"][i], pair, n_special, limit)
+            keep = kept_positions(rows["token_type_ids"][i], pair, n_special, limit)
             for field, column in rows.items():
                 if column is not None:
                     column[i] = [column[i][j] for j in keep]
@@ -314,61 +291,6 @@ class Tokenizer:
     def __repr__(self):
         return (f"Tokenizer(vocab_size={len(self.vocab)}, lowercase={self.lowercase}, "
                 f"fast={self.fast}, model_max_length={self.model_max_length})")
-
-
-def _kept_positions(types, pair, n_special, limit) -> list[int]:
-    """Positions of a packed row that survive BERT's truncation to `limit` tokens."""
-    len_b = sum(types) - (1 if pair and n_special else 0)  # B's tokens have type 1, so does its [SEP]
-    len_a = len(types) - n_special - len_b
-    if pair:
-        keep_a, keep_b = truncate_pair(len_a, len_b, limit - n_special)
-    else:
-        keep_a, keep_b = limit - n_special, 0
-    if not n_special:
-        return [*range(keep_a), *range(len_a, len_a + keep_b)]
-    keep = [0, *range(1, 1 + keep_a), 1 + len_a]  # [CLS] A [SEP]
-    if pair:
-        keep += [*range(2 + len_a, 2 + len_a + keep_b), len(types) - 1]  # B [SEP]
-    return keep
-
-
-def _extend_over_marks(offsets, types, text_a, text_b):
-    """Stripping accents drops combining marks written as characters of their own ('e' + U+0301),
-    and the spans of both paths then end before the mark. Extend each span over the marks that
-    follow it, up to the next token, so that text[start:end] is the word as written, accents included."""
-    if text_a.isascii() and (text_b is None or text_b.isascii()):
-        return offsets
-    offsets = list(offsets)
-    next_start = {0: len(text_a), 1: len(text_b or "")}  # per sequence, walking backwards
-    for k in reversed(range(len(offsets))):
-        start, end = offsets[k]
-        if start == end:  # [CLS], [SEP]: added, not in the text
-            continue
-        seq = types[k]
-        text = text_b if seq else text_a
-        while end < next_start[seq] and unicodedata.category(text[end]) == "Mn":
-            end += 1
-        offsets[k] = (start, end)
-        next_start[seq] = start
-    return offsets
-
-
-# What transformers' BERT decoder tidies, applied to each token with the space before it: so
-# "hello" "," -> "hello,". Applied token by token, "do" "not" stays "do not".
-CLEAN_UP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
-            (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
-
-
-def _join_pieces(tokens: list[str]) -> str:
-    """'##' pieces join the token before; other tokens follow a space."""
-    out = []
-    for i, token in enumerate(tokens):
-        if i > 0:
-            token = token[2:] if token.startswith("##") else " " + token
-        for dirty, clean in CLEAN_UP:
-            token = token.replace(dirty, clean)
-        out.append(token)
-    return "".join(out)
 
 
 @contextlib.contextmanager
