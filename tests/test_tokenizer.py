@@ -163,7 +163,8 @@ def test_truncation_of_single_texts_and_without_special_tokens(uncased, fast):
 
 @both_paths
 def test_a_row_over_max_length_is_refused_unless_truncation(uncased, fast):
-    with pytest.raises(TokenizerError, match=r"text 1 encodes to 22 tokens, more than max_length=10; pass truncation=True"):
+    message = r"text 1 encodes to 22 tokens, more than max_length=10; pass truncation=True"
+    with pytest.raises(TokenizerError, match=message):
         uncased[fast](["short", " ".join(["one"] * 20)], max_length=10)
 
 

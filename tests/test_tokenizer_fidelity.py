@@ -150,7 +150,8 @@ def test_a_saved_tokenizer_loads_everywhere(cased, lines, tmp_path):
     from tokenizers import Tokenizer as RustTokenizer
     rust = RustTokenizer.from_file(str(folder / "tokenizer.json"))
     assert [e.ids for e in rust.encode_batch(sample)] == expected
-    assert BertTokenizerLegacy(str(folder / "vocab.txt"), do_lower_case=False)(sample[:-1])["input_ids"] == expected[:-1]
+    legacy = BertTokenizerLegacy(str(folder / "vocab.txt"), do_lower_case=False)
+    assert legacy(sample)["input_ids"] == expected
 
 
 def test_from_pretrained_reads_minilm_and_hub_ids(minilm_dir, monkeypatch):
