@@ -38,8 +38,8 @@ def is_whitespace(ch: str) -> bool:
 
 def is_control(ch: str) -> bool:
     # Tab and newlines are controls to Unicode but whitespace to BERT. Unassigned code points (Cn)
-    # are kept as letters, as the Rust tokenizers library does (Python's transformers tokenizer
-    # drops them too; no real text contains them).
+    # stay, as letters, as in the Rust tokenizers library (transformers' Python tokenizer drops
+    # them; no real text holds them).
     return ch not in "\t\n\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
 
 
