@@ -34,3 +34,19 @@ def real_batch(hf_tokenizer):
     enc = hf_tokenizer(list(firsts), list(seconds), padding=True, return_tensors="pt")
     assert (enc["attention_mask"] == 0).any() and (enc["token_type_ids"] == 1).any()
     return {k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
+
+
+# Counts a test measured (how many lines it compared, ...), printed at the end of every run.
+MEASURED: list[str] = []
+
+
+@pytest.fixture
+def report():
+    return MEASURED.append
+
+
+def pytest_terminal_summary(terminalreporter):
+    if MEASURED:
+        terminalreporter.section("measured by the tests")
+        for line in MEASURED:
+            terminalreporter.write_line(line)

@@ -49,7 +49,7 @@ def encode_all(tokenizers, lines, **kwargs):
 
 
 @pytest.mark.parametrize("vocab", ["uncased", "cased"])
-def test_every_real_line_gets_the_same_ids_from_all_four(request, lines, vocab):
+def test_every_real_line_gets_the_same_ids_from_all_four(request, lines, vocab, report):
     tokenizers = request.getfixturevalue(vocab)
     ids = encode_all(tokenizers, lines)
     for name in ("fast", "hf", "legacy"):
@@ -62,7 +62,8 @@ def test_every_real_line_gets_the_same_ids_from_all_four(request, lines, vocab):
             assert tokenizers["reference"](composed)["input_ids"] == [ids["legacy"][i] for i in differ]
             differ = []
         assert not differ, f"{vocab}: reference and {name} differ on {len(differ)} lines, e.g. {lines[differ[0]]!r}"
-    print(f"{vocab}: {len(lines)} real lines, identical ids from reference, fast, BertTokenizer, BertTokenizerLegacy")
+    report(f"tokenizer, {vocab} vocab: {len(lines)} real lines, identical ids from the reference, the fast "
+           "path, transformers.BertTokenizer and BertTokenizerLegacy")
 
 
 def test_real_pairs_are_truncated_as_bert_does(uncased, lines):
@@ -109,7 +110,7 @@ def test_decoding_real_lines_and_random_ids(uncased, lines):
         assert uncased["reference"].decode(ids, skip_special_tokens=skip) == expected
 
 
-def test_every_unicode_character(uncased):
+def test_every_unicode_character(uncased, report):
     """Each assigned code point, between letters: "ab{c}cd". Where the two transformers tokenizers
     disagree with each other, the reference sides with the Python one and the fast path with the
     Rust one; everywhere else all four agree. What is left is listed below and small."""
@@ -134,7 +135,8 @@ def test_every_unicode_character(uncased):
     assert newer <= rust_vs_python and len(newer) < 1000
     common = [(0, 0x058F), (0x2000, 0x206F), (0x3000, 0x9FFF), (0x1F300, 0x1FAFF)]
     assert not [c for c in newer if any(lo <= ord(c) <= hi for lo, hi in common)]
-    print(f"{len(chars)} assigned code points: reference and fast path differ on {len(newer)}")
+    report(f"tokenizer: {len(chars)} assigned code points, reference and fast path differ on {len(newer)}, "
+           f"BertTokenizer and BertTokenizerLegacy on {len(rust_vs_python)}")
 
 
 def test_a_saved_tokenizer_loads_everywhere(cased, lines, tmp_path):
