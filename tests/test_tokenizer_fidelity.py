@@ -167,3 +167,15 @@ def test_from_pretrained_reads_minilm_and_hub_ids(minilm_dir, monkeypatch):
     assert "vocab.txt" in calls[0] and "tokenizer*.json" in calls[0]
     with pytest.raises(FileNotFoundError, match="is not a tokenizer folder"):
         Tokenizer.from_pretrained("./no/such/folder")
+
+
+@pytest.mark.parametrize("lowercase, strip_accents", [(False, True), (True, False)])
+def test_accent_options_match_transformers(cased, lines, tmp_path, lowercase, strip_accents):
+    """The two less common settings: cased with accents stripped, uncased with accents kept."""
+    texts = [line for line in lines if not line.isascii()] + ["Ångström Über naïve café ÉCOLE résumé"]
+    vocab = cased["reference"].vocab
+    ours = [Tokenizer(vocab, lowercase=lowercase, strip_accents=strip_accents, fast=fast)(texts)["input_ids"]
+            for fast in (True, False)]
+    cased["reference"].save(tmp_path)
+    hf = transformers.BertTokenizer(str(tmp_path / "vocab.txt"), do_lower_case=lowercase, strip_accents=strip_accents)
+    assert ours[0] == ours[1] == hf(texts)["input_ids"]
