@@ -1,0 +1,128 @@
+"""The masked-LM corruption of BERT (paper, section 3.1 and appendix A.1).
+
+Of the tokens that may be masked (not [CLS], [SEP] or padding), 15% are selected for prediction.
+Each selected token is then replaced by [MASK] 80% of the time, by a random token 10% of the time,
+and kept 10% of the time. The model must predict the original token at every selected position;
+labels are -100 everywhere else, so the loss ignores them.
+
+Why not always [MASK]? [MASK] never appears when the model is fine-tuned, so a model that only
+ever predicted at [MASK] would learn nothing useful about the other tokens. The random and kept
+cases force it to keep a good representation of every input token (the paper's Table 8 ablates
+the proportions; `proportions` lets you repeat it).
+
+Letters: B batch, T sequence length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+IGNORE_INDEX = -100  # the label cross_entropy skips
+
+
+def num_to_predict(num_candidates: int, mlm_probability: float, max_predictions: int | None) -> int:
+    """How many tokens a sequence gets to predict: `round(15% of the candidates)`, at least one, at
+    most `max_predictions` (Google's max_predictions_per_seq: 20 at length 128, 80 at 512).
+    Google's code takes the 15% of the whole sequence, [CLS] and [SEP] included; minibert takes it
+    of the tokens that can actually be masked."""
+    k = max(1, round(num_candidates * mlm_probability)) if num_candidates else 0
+    return min(k, max_predictions) if max_predictions is not None else k
+
+
+def mask_tokens(input_ids: torch.Tensor, *, special_tokens_mask: torch.Tensor, mask_token_id: int,
+                vocab_size: int, generator: torch.Generator, mlm_probability: float = 0.15,
+                proportions: tuple[float, float, float] = (0.8, 0.1, 0.1),
+                max_predictions: int | None = None, special_token_ids: Sequence[int] = (),
+                word_starts: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Corrupt a batch for masked-LM training. Returns (masked_input_ids, labels), both (B, T).
+
+    input_ids            (B, T) token ids.
+    special_tokens_mask  (B, T), 1 where a token must never be selected: [CLS], [SEP], padding.
+    proportions          (mask, random, keep) for the selected tokens; BERT's is (0.8, 0.1, 0.1).
+    special_token_ids    ids a random replacement must never be (the tokenizer's all_special_ids);
+                         [MASK] is never one either.
+    word_starts          (B, T), 1 where a word starts (a token without "##"): whole-word masking,
+                         where a word and all its pieces are selected together.
+    The generator makes the corruption a function of its seed: same seed, same masks.
+    """
+    _check(input_ids, special_tokens_mask, proportions, mlm_probability, word_starts)
+    candidates = ~special_tokens_mask.bool()  # (B, T)
+    if word_starts is None:
+        selected = _select_tokens(candidates, mlm_probability, max_predictions, generator)
+    else:
+        selected = _select_words(candidates, word_starts.bool() | ~candidates, mlm_probability,
+                                 max_predictions, generator)
+
+    # One draw per selected token decides its fate, so the three cases can never overlap.
+    fate = torch.rand(input_ids.shape, generator=generator)  # (B, T)
+    p_mask, p_random, _ = proportions
+    to_mask = selected & (fate < p_mask)
+    to_random = selected & (fate >= p_mask) & (fate < p_mask + p_random)
+
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[[mask_token_id, *special_token_ids]] = False
+    pool = allowed.nonzero().squeeze(1)  # ids a random replacement may take
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+
+    masked = torch.where(to_mask, torch.full_like(input_ids, mask_token_id), input_ids)
+    masked = torch.where(to_random, random_ids, masked)
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked, labels
+
+
+def word_starts(input_ids: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
+    """(B, T) True where a word starts, i.e. at every token but the "##" pieces; `tokens` is the
+    vocabulary in id order (`Tokenizer.ids_to_tokens`). Feeds whole-word masking."""
+    is_piece = torch.tensor([t.startswith("##") for t in tokens])
+    return ~is_piece[input_ids]
+
+
+def _select_tokens(candidates, mlm_probability, max_predictions, generator) -> torch.Tensor:
+    """Exactly num_to_predict candidates per row, chosen uniformly: rank the candidates by a
+    random key and keep the first k of each row (Google's code shuffles them and takes k)."""
+    B, T = candidates.shape
+    k = torch.tensor([num_to_predict(int(n), mlm_probability, max_predictions) for n in candidates.sum(1)])
+    key = torch.rand((B, T), generator=generator).masked_fill(~candidates, 2.0)  # non-candidates last
+    rank = key.argsort(dim=1).argsort(dim=1)  # (B, T): 0 for the smallest key of the row
+    return rank < k[:, None]
+
+
+def _select_words(candidates, word_starts, mlm_probability, max_predictions, generator) -> torch.Tensor:
+    """Whole-word masking, as in Google's code: shuffle the words, then take them in that order
+    while their pieces still fit in num_to_predict, skipping a word that would overflow it."""
+    selected = torch.zeros_like(candidates)
+    for b in range(candidates.shape[0]):
+        positions = candidates[b].nonzero().squeeze(1).tolist()
+        words: list[list[int]] = []
+        for t in positions:
+            if word_starts[b, t] or not words or words[-1][-1] != t - 1:
+                words.append([t])
+            else:
+                words[-1].append(t)  # a "##" piece joins the word before it
+        k = num_to_predict(len(positions), mlm_probability, max_predictions)
+        chosen = 0
+        for w in torch.randperm(len(words), generator=generator).tolist():
+            if chosen >= k:
+                break
+            if chosen + len(words[w]) > k:
+                continue
+            selected[b, words[w]] = True
+            chosen += len(words[w])
+    return selected
+
+
+def _check(input_ids, special_tokens_mask, proportions, mlm_probability, word_starts) -> None:
+    if input_ids.dim() != 2:
+        raise ValueError(f"input_ids must be a (batch, length) tensor, got shape {tuple(input_ids.shape)}; "
+                         "for one sequence use input_ids[None]")
+    for name, t in (("special_tokens_mask", special_tokens_mask), ("word_starts", word_starts)):
+        if t is not None and t.shape != input_ids.shape:
+            raise ValueError(f"{name} has shape {tuple(t.shape)}, input_ids {tuple(input_ids.shape)}; "
+                             "they must match")
+    if len(proportions) != 3 or min(proportions) < 0 or abs(sum(proportions) - 1) > 1e-6:
+        raise ValueError(f"proportions={proportions} must be three non-negative shares (mask, random, "
+                         "keep) that sum to 1, e.g. BERT's (0.8, 0.1, 0.1)")
+    if not 0 < mlm_probability <= 1:
+        raise ValueError(f"mlm_probability={mlm_probability} must be in (0, 1]; BERT uses 0.15")
