@@ -1,0 +1,240 @@
+"""Pre-training instances on disk: a corpus in BERT's format -> shards of instances, written by a
+pool of worker processes, read back through memory maps.
+
+    write_shards("data/corpus/train.txt", "data/instances/train", vocab="vocab.txt", workers=2)
+    dataset = ShardDataset("data/instances/train")     # dataset[i]: one instance, as tensors
+
+A shard is `docs_per_shard` consecutive documents. Its instances depend only on those documents,
+the seed and the shard's number, never on which worker made it or how many there were, so the
+same seed gives the same instances with 1 worker or 16. NotNext segments are drawn from the other
+documents of the same shard (Google's code draws from the whole corpus held in memory; a shard is
+what lets memory stay flat however large the corpus).
+
+Each shard is four files: `NNNNN.ids.npy` (every token id of every instance, end to end, uint16
+when the vocabulary allows), `NNNNN.starts.npy` (where each instance starts; one more entry for
+the end), `NNNNN.meta.npy` (per instance: length of [CLS] A [SEP], and the NSP label) and, written
+last, `NNNNN.json`. A shard with its json is finished: a rerun skips it, so an interrupted run
+resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .pretraining_data import create_instances
+
+
+def read_documents(path: str | Path) -> Iterator[list[str]]:
+    """Documents of a file in BERT's format (a sentence per line, blank lines between documents),
+    one at a time, so the file is never held in memory."""
+    document: list[str] = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                document.append(line)
+            elif document:
+                yield document
+                document = []
+    if document:
+        yield document
+
+
+def _groups(documents: Iterator[list[str]], size: int) -> Iterator[list[list[str]]]:
+    """Groups of `size` documents; a last group of one joins the group before it (NotNext needs two)."""
+    group, previous = [], None
+    for document in documents:
+        group.append(document)
+        if len(group) == size:
+            if previous is not None:
+                yield previous
+            previous, group = group, []
+    if previous is not None and len(group) < 2:
+        yield previous + group
+    else:
+        if previous is not None:
+            yield previous
+        if group:
+            yield group
+
+
+_tokenizer = None  # one per worker process, loaded once by _init_worker
+
+
+def _init_worker(vocab: str, lowercase: bool) -> None:
+    global _tokenizer
+    from .tokenizer import Tokenizer
+
+    _tokenizer = Tokenizer.from_vocab(vocab, lowercase=lowercase)
+
+
+def _write_shard(out: Path, number: int, documents: list[list[str]], settings: dict) -> dict:
+    """Tokenize, cut into instances, write the four files of shard `number`; returns its json."""
+    ids = _tokenizer([s for d in documents for s in d], add_special_tokens=False)["input_ids"]
+    docs, at = [], 0
+    for d in documents:
+        docs.append(ids[at:at + len(d)])
+        at += len(d)
+    instances, skipped = create_instances(
+        docs, cls_id=_tokenizer.cls_token_id, sep_id=_tokenizer.sep_token_id,
+        seed=settings["seed"] * 1_000_003 + number, max_seq_length=settings["max_seq_length"],
+        short_seq_prob=settings["short_seq_prob"], nsp=settings["nsp"], dupe_factor=settings["dupe_factor"])
+    dtype = np.uint16 if len(_tokenizer) <= 2 ** 16 else np.int32
+    lengths = [len(inst.input_ids) for inst in instances]
+    arrays = {
+        "ids": np.fromiter((t for inst in instances for t in inst.input_ids), dtype=dtype, count=sum(lengths)),
+        "starts": np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]),
+        "meta": np.array([(inst.token_type_ids.index(1) if 1 in inst.token_type_ids else len(inst.input_ids),
+                           inst.next_sentence_label) for inst in instances], dtype=np.int32).reshape(-1, 2),
+    }
+    stem = out / f"{number:05d}"
+    for name, array in arrays.items():
+        np.save(f"{stem}.{name}.tmp.npy", array)
+        os.replace(f"{stem}.{name}.tmp.npy", f"{stem}.{name}.npy")
+    info = {"shard": number, "documents": len(documents), "instances": len(instances),
+            "tokens": int(sum(lengths)), "skipped": skipped}
+    Path(f"{stem}.json.tmp").write_text(json.dumps(info) + "\n")
+    os.replace(f"{stem}.json.tmp", f"{stem}.json")  # last: the shard is finished
+    return info
+
+
+def write_shards(corpus: str | Path, out: str | Path, *, vocab: str | Path, lowercase: bool = True,
+                 max_seq_length: int = 128, short_seq_prob: float = 0.1, nsp: bool = True, dupe_factor: int = 1,
+                 seed: int = 0, docs_per_shard: int = 64, workers: int = 2) -> dict:
+    """Write the instances of `corpus` into `out`, skipping finished shards. At most 2 shards per
+    worker are in flight, so memory does not grow with the corpus. Returns totals."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = dict(max_seq_length=max_seq_length, short_seq_prob=short_seq_prob, nsp=nsp,
+                    dupe_factor=dupe_factor, seed=seed, vocab=str(vocab), lowercase=lowercase,
+                    docs_per_shard=docs_per_shard, corpus=str(corpus))
+    _check_settings(out, settings)
+    totals = {"shards": 0, "written": 0, "documents": 0, "instances": 0, "tokens": 0}
+
+    def add(info, written):
+        totals["shards"] += 1
+        totals["written"] += written
+        for key in ("documents", "instances", "tokens"):
+            totals[key] += info[key]
+
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(vocab), lowercase)) as pool:
+        running = set()
+        for number, documents in enumerate(_groups(read_documents(corpus), docs_per_shard)):
+            done_file = out / f"{number:05d}.json"
+            if done_file.is_file():  # finished by an earlier run
+                add(json.loads(done_file.read_text()), 0)
+                continue
+            running.add(pool.submit(_write_shard, out, number, documents, settings))
+            if len(running) >= 2 * workers:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    add(future.result(), 1)
+        for future in running:
+            add(future.result(), 1)
+    if totals["instances"] == 0:
+        raise ValueError(f"{corpus} gave no instances: is it empty, or not in BERT's format (a sentence "
+                         "per line, a blank line between documents)?")
+    return totals
+
+
+def _check_settings(out: Path, settings: dict) -> None:
+    """Resuming with other settings would mix two kinds of instances in one folder: refuse."""
+    path = out / "settings.json"
+    if path.is_file():
+        before = json.loads(path.read_text())
+        if before != settings:
+            changed = sorted(k for k in settings if before.get(k) != settings[k])
+            raise ValueError(f"{out} holds shards made with other settings ({', '.join(changed)}); "
+                             "use another folder or delete this one")
+    else:
+        path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+class ShardDataset(torch.utils.data.Dataset):
+    """The instances of a folder of finished shards, memory-mapped: opening it reads no token."""
+
+    def __init__(self, folder: str | Path):
+        folder = Path(folder)
+        self.shards = []
+        for info_file in sorted(folder.glob("[0-9]*.json")):
+            stem = str(info_file)[:-len(".json")]
+            self.shards.append({name: np.load(f"{stem}.{name}.npy", mmap_mode="r")
+                                for name in ("ids", "starts", "meta")})
+        if not self.shards:
+            raise FileNotFoundError(f"no finished shards in {folder}; make them with write_shards")
+        self.ends = np.cumsum([len(s["meta"]) for s in self.shards]).tolist()
+
+    def __len__(self) -> int:
+        return self.ends[-1]
+
+    def __getitem__(self, i: int) -> dict:
+        k = bisect.bisect_right(self.ends, i)
+        shard = self.shards[k]
+        j = i - (self.ends[k - 1] if k else 0)
+        start, end = int(shard["starts"][j]), int(shard["starts"][j + 1])
+        input_ids = torch.from_numpy(shard["ids"][start:end].astype(np.int64))
+        len_a, label = (int(x) for x in shard["meta"][j])
+        token_type_ids = (torch.arange(end - start) >= len_a).long()
+        return {"input_ids": input_ids, "token_type_ids": token_type_ids,
+                "next_sentence_label": torch.tensor(label), "index": i}
+
+
+class MaskingCollator:
+    """Pads a list of instances into a batch and masks it with `masking.mask_tokens`.
+
+    static=False (dynamic masking, RoBERTa's choice): new masks every time an instance is drawn.
+    static=True (BERT's choice): an instance's masks depend only on the seed and its index, so it
+    is masked the same way every epoch (BERT stored `dupe_factor` masked copies instead)."""
+
+    def __init__(self, *, pad_token_id: int, cls_token_id: int, sep_token_id: int, mask_token_id: int,
+                 vocab_size: int, special_token_ids, seed: int = 0, static: bool = False,
+                 word_start_tokens: list[str] | None = None, **masking):
+        self.pad, self.cls, self.sep, self.mask = pad_token_id, cls_token_id, sep_token_id, mask_token_id
+        self.vocab_size, self.special_token_ids = vocab_size, list(special_token_ids)
+        self.seed, self.static, self.masking = seed, static, masking
+        self.word_start_tokens = word_start_tokens  # the vocab in id order, for whole-word masking
+        self.generator = None  # made on first use, in the process that uses it (see _dynamic)
+
+    def __call__(self, rows: list[dict]) -> dict:
+        from .masking import mask_tokens, word_starts
+
+        T = max(len(r["input_ids"]) for r in rows)
+        input_ids = torch.full((len(rows), T), self.pad, dtype=torch.long)  # (B, T)
+        token_type_ids = torch.zeros_like(input_ids)
+        attention_mask = torch.zeros_like(input_ids)
+        for b, r in enumerate(rows):
+            n = len(r["input_ids"])
+            input_ids[b, :n], token_type_ids[b, :n], attention_mask[b, :n] = r["input_ids"], r["token_type_ids"], 1
+        special = (attention_mask == 0) | (input_ids == self.cls) | (input_ids == self.sep)
+        starts = word_starts(input_ids, self.word_start_tokens) if self.word_start_tokens else None
+
+        def corrupt(ids, special_mask, starts_, generator):
+            return mask_tokens(ids, special_tokens_mask=special_mask, mask_token_id=self.mask,
+                               vocab_size=self.vocab_size, generator=generator,
+                               special_token_ids=self.special_token_ids, word_starts=starts_, **self.masking)
+
+        if self.static:  # row by row, each with a generator seeded by its instance's index
+            pairs = [corrupt(input_ids[b:b + 1], special[b:b + 1], None if starts is None else starts[b:b + 1],
+                             torch.Generator().manual_seed(self.seed * 1_000_003 + int(r["index"])))
+                     for b, r in enumerate(rows)]
+            masked, labels = torch.cat([p[0] for p in pairs]), torch.cat([p[1] for p in pairs])
+        else:
+            masked, labels = corrupt(input_ids, special, starts, self._dynamic())
+        return {"input_ids": masked, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
+                "labels": labels, "next_sentence_label": torch.stack([r["next_sentence_label"] for r in rows])}
+
+    def _dynamic(self) -> torch.Generator:
+        """One generator per process: DataLoader workers get copies of this collator, and without
+        their worker id in the seed they would all draw the same masks."""
+        if self.generator is None:
+            info = torch.utils.data.get_worker_info()
+            self.generator = torch.Generator().manual_seed(self.seed * 1_000_003 + (info.id + 1 if info else 0))
+        return self.generator
