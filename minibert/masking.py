@@ -126,3 +126,20 @@ def _check(input_ids, special_tokens_mask, proportions, mlm_probability, word_st
                          "keep) that sum to 1, e.g. BERT's (0.8, 0.1, 0.1)")
     if not 0 < mlm_probability <= 1:
         raise ValueError(f"mlm_probability={mlm_probability} must be in (0, 1]; BERT uses 0.15")
+
+
+def show_masks(input_ids: list[int], masked_ids: list[int], labels: list[int], tokens: Sequence[str]) -> str:
+    """One sequence as text, each selected token marked with what became of it:
+    `[MASK:cat]` masked, `~dog:cat~` replaced by a random token, `=cat=` kept, others as they are."""
+    out = []
+    for original, now, label in zip(input_ids, masked_ids, labels):
+        word = tokens[original]
+        if label == IGNORE_INDEX:
+            out.append(word)
+        elif now != original and tokens[now] == "[MASK]":
+            out.append(f"[MASK:{word}]")
+        elif now != original:
+            out.append(f"~{tokens[now]}:{word}~")
+        else:
+            out.append(f"={word}=")
+    return " ".join(out)

@@ -29,16 +29,23 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .masking import IGNORE_INDEX, mask_tokens, word_starts
 from .pretraining_data import create_instances
 
 
-def read_documents(path: str | Path) -> Iterator[list[str]]:
+def read_documents(path: str | Path, counts: dict | None = None) -> Iterator[list[str]]:
     """Documents of a file in BERT's format (a sentence per line, blank lines between documents),
-    one at a time, so the file is never held in memory."""
+    one at a time, so the file is never held in memory. A line that is not UTF-8 is read with
+    U+FFFD in place of its bad bytes (the tokenizer drops those) and counted in `counts`."""
     document: list[str] = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
+    counts = {} if counts is None else counts
+    with open(path, "rb") as f:
+        for raw in f:
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", errors="replace").strip()
+                counts["lines not UTF-8"] = counts.get("lines not UTF-8", 0) + 1
             if line:
                 document.append(line)
             elif document:
@@ -117,17 +124,19 @@ def write_shards(corpus: str | Path, out: str | Path, *, vocab: str | Path, lowe
                     dupe_factor=dupe_factor, seed=seed, vocab=str(vocab), lowercase=lowercase,
                     docs_per_shard=docs_per_shard, corpus=str(corpus))
     _check_settings(out, settings)
-    totals = {"shards": 0, "written": 0, "documents": 0, "instances": 0, "tokens": 0}
+    totals = {"shards": 0, "written": 0, "documents": 0, "instances": 0, "tokens": 0, "skipped": {}}
 
     def add(info, written):
         totals["shards"] += 1
         totals["written"] += written
         for key in ("documents", "instances", "tokens"):
             totals[key] += info[key]
+        for reason, n in info["skipped"].items():
+            totals["skipped"][reason] = totals["skipped"].get(reason, 0) + n
 
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(vocab), lowercase)) as pool:
         running = set()
-        for number, documents in enumerate(_groups(read_documents(corpus), docs_per_shard)):
+        for number, documents in enumerate(_groups(read_documents(corpus, totals["skipped"]), docs_per_shard)):
             done_file = out / f"{number:05d}.json"
             if done_file.is_file():  # finished by an earlier run
                 add(json.loads(done_file.read_text()), 0)
@@ -192,11 +201,16 @@ class MaskingCollator:
 
     static=False (dynamic masking, RoBERTa's choice): new masks every time an instance is drawn.
     static=True (BERT's choice): an instance's masks depend only on the seed and its index, so it
-    is masked the same way every epoch (BERT stored `dupe_factor` masked copies instead)."""
+    is masked the same way every epoch (BERT stored `dupe_factor` masked copies instead).
+    objective="ltr": no masks; every token's label is the token after it, for the paper's
+    left-to-right ablation (the model must then attend only to the left)."""
 
     def __init__(self, *, pad_token_id: int, cls_token_id: int, sep_token_id: int, mask_token_id: int,
-                 vocab_size: int, special_token_ids, seed: int = 0, static: bool = False,
+                 vocab_size: int, special_token_ids, seed: int = 0, static: bool = False, objective: str = "mlm",
                  word_start_tokens: list[str] | None = None, **masking):
+        if objective not in ("mlm", "ltr"):
+            raise ValueError(f"objective={objective!r}; use 'mlm' (masked LM) or 'ltr' (left-to-right LM)")
+        self.objective = objective
         self.pad, self.cls, self.sep, self.mask = pad_token_id, cls_token_id, sep_token_id, mask_token_id
         self.vocab_size, self.special_token_ids = vocab_size, list(special_token_ids)
         self.seed, self.static, self.masking = seed, static, masking
@@ -204,7 +218,6 @@ class MaskingCollator:
         self.generator = None  # made on first use, in the process that uses it (see _dynamic)
 
     def __call__(self, rows: list[dict]) -> dict:
-        from .masking import mask_tokens, word_starts
 
         T = max(len(r["input_ids"]) for r in rows)
         input_ids = torch.full((len(rows), T), self.pad, dtype=torch.long)  # (B, T)
@@ -213,6 +226,12 @@ class MaskingCollator:
         for b, r in enumerate(rows):
             n = len(r["input_ids"])
             input_ids[b, :n], token_type_ids[b, :n], attention_mask[b, :n] = r["input_ids"], r["token_type_ids"], 1
+        next_sentence_label = torch.stack([r["next_sentence_label"] for r in rows])
+        if self.objective == "ltr":  # predict token t + 1 from tokens 0..t
+            labels = torch.full_like(input_ids, IGNORE_INDEX)
+            labels[:, :-1] = input_ids[:, 1:].masked_fill(attention_mask[:, 1:] == 0, IGNORE_INDEX)
+            return {"input_ids": input_ids, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
+                    "labels": labels, "next_sentence_label": next_sentence_label}
         special = (attention_mask == 0) | (input_ids == self.cls) | (input_ids == self.sep)
         starts = word_starts(input_ids, self.word_start_tokens) if self.word_start_tokens else None
 
@@ -229,7 +248,7 @@ class MaskingCollator:
         else:
             masked, labels = corrupt(input_ids, special, starts, self._dynamic())
         return {"input_ids": masked, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
-                "labels": labels, "next_sentence_label": torch.stack([r["next_sentence_label"] for r in rows])}
+                "labels": labels, "next_sentence_label": next_sentence_label}
 
     def _dynamic(self) -> torch.Generator:
         """One generator per process: DataLoader workers get copies of this collator, and without

@@ -92,3 +92,34 @@ def test_a_corpus_that_gives_nothing_is_an_error(tmp_path, minilm_dir):
     (tmp_path / "empty.txt").write_text("\n\n\n", encoding="utf-8")
     with pytest.raises(ValueError, match="gave no instances"):
         write(tmp_path / "empty.txt", tmp_path / "out", minilm_dir)
+
+
+def test_left_to_right_labels_and_a_visible_check(corpus, tmp_path, minilm_dir):
+    from minibert.masking import show_masks
+
+    write(corpus, tmp_path / "v", minilm_dir)
+    dataset = ShardDataset(tmp_path / "v")
+    tok = Tokenizer.from_vocab(minilm_dir)
+    ids = dict(pad_token_id=0, cls_token_id=101, sep_token_id=102, mask_token_id=103, vocab_size=len(tok),
+               special_token_ids=tok.all_special_ids)
+    rows = [dataset[i] for i in range(4)]
+    ltr = MaskingCollator(**ids, objective="ltr")(rows)
+    n = len(rows[0]["input_ids"])
+    assert torch.equal(ltr["labels"][0, :n - 1], rows[0]["input_ids"][1:])  # each label is the next token
+    assert bool((ltr["labels"][0, n - 1:] == IGNORE_INDEX).all())
+    with pytest.raises(ValueError, match="objective='gpt'"):
+        MaskingCollator(**ids, objective="gpt")
+
+    batch = MaskingCollator(**ids, static=True, mlm_probability=0.5)(rows)
+    shown = show_masks(rows[0]["input_ids"].tolist(), batch["input_ids"][0].tolist(), batch["labels"][0].tolist(),
+                       tok.ids_to_tokens)
+    print(shown)  # what chapter 04 shows: [MASK:x] masked, ~y:x~ random, =x= kept
+    assert shown.startswith("[CLS] ") and shown.count("[MASK:") >= 1
+    assert len(shown.split()) >= n
+
+
+def test_lines_that_are_not_utf8_are_read_and_counted(corpus, tmp_path, minilm_dir):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(corpus.read_bytes() + b"\n\nA caf\xe9 in Latin-1.\nAnother line.\n")
+    totals = write(bad, tmp_path / "out", minilm_dir)
+    assert totals["skipped"]["lines not UTF-8"] == 1 and totals["documents"] == len(topics) + 1

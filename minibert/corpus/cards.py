@@ -62,7 +62,7 @@ def source_card(source: Source, stats: dict, pysbd_version: str) -> str:
                 else "the corpus's own (one sentence per line)")
     dropped = [f"- {reason}: {_n(n)}" for reason, n in stats["dropped"].items()] or ["- nothing"]
     lines = [
-        f"# {source.title}", "", HEADER, f"Part of the course's pre-training corpus: see [corpus.md](corpus.md).", "",
+        f"# {source.title}", "", HEADER, "Part of the course's pre-training corpus: see [corpus.md](corpus.md).", "",
         "## Source", "",
         "| | |", "|---|---|",
         f"| registry | {source.registry}, fetched with {how} |",
