@@ -52,6 +52,7 @@ test: setup
 benchmark: setup
 	$(BIN)/python benchmarks/train_step.py
 	$(BIN)/python benchmarks/tokenizer.py
+	$(BIN)/python benchmarks/shards.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -257,3 +257,32 @@ class MaskingCollator:
             info = torch.utils.data.get_worker_info()
             self.generator = torch.Generator().manual_seed(self.seed * 1_000_003 + (info.id + 1 if info else 0))
         return self.generator
+
+
+def main(argv=None) -> None:
+    import argparse
+
+    from .checkpoint import minilm_path
+
+    p = argparse.ArgumentParser(prog="python -m minibert.shards",
+                                description="Write pre-training instances of a corpus in shards.")
+    p.add_argument("--corpus", default="data/corpus/train.txt", help="a file in BERT's format")
+    p.add_argument("--out", default="data/instances/train", help="folder of shards (resumes if it exists)")
+    p.add_argument("--vocab", default=None, help="vocab.txt (default: the uncased BERT vocab of MiniLM)")
+    p.add_argument("--cased", action="store_true", help="do not lowercase (for a cased vocab)")
+    p.add_argument("--max-seq-length", type=int, default=128)
+    p.add_argument("--short-seq-prob", type=float, default=0.1)
+    p.add_argument("--dupe-factor", type=int, default=1)
+    p.add_argument("--no-nsp", action="store_true", help="B always follows A (MLM only)")
+    p.add_argument("--docs-per-shard", type=int, default=64)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    totals = write_shards(a.corpus, a.out, vocab=a.vocab or minilm_path() / "vocab.txt", lowercase=not a.cased,
+                          max_seq_length=a.max_seq_length, short_seq_prob=a.short_seq_prob, nsp=not a.no_nsp,
+                          dupe_factor=a.dupe_factor, seed=a.seed, docs_per_shard=a.docs_per_shard, workers=a.workers)
+    print(json.dumps(totals, indent=2))
+
+
+if __name__ == "__main__":
+    main()
