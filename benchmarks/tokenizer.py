@@ -30,6 +30,7 @@ import tokenizers
 
 import minibert
 from real_text import real_lines
+from timing import interleaved, paired_ratio
 
 
 def load_raw(path) -> tokenizers.Tokenizer:
@@ -47,29 +48,12 @@ def raw_fields(raw: tokenizers.Tokenizer, inputs: list) -> dict[str, list]:
             "attention_mask": [e.attention_mask for e in encodings]}
 
 
-def bench(fns: dict, warmup: int, rounds: int) -> dict[str, list[float]]:
-    """Seconds per call of each fn, in `rounds` rounds of one call each, reversing the order every
-    round, so all see the same machine state."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times = {name: [] for name in fns}
-    for r in range(rounds):
-        for name in (list(fns) if r % 2 == 0 else list(reversed(fns))):
-            t0 = time.perf_counter()
-            fns[name]()
-            times[name].append(time.perf_counter() - t0)
-    return times
-
-
 def summarise(times: dict[str, list[float]], mb: float, ours: str, base: str) -> dict:
     """Median MB/s of each, and ours/base as the median of per-round ratios: pairing the calls of a
     round cancels drifts in machine load that a ratio of two medians would keep."""
-    ratios = sorted(b / o for o, b in zip(times[ours], times[base]))
-    q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (ratios[0],) * 3
+    ratio, iqr = paired_ratio(times[ours], times[base])
     return dict(ours_mb_per_s=mb / statistics.median(times[ours]),
-                base_mb_per_s=mb / statistics.median(times[base]),
-                ratio=statistics.median(ratios), ratio_iqr=(q1, q3))
+                base_mb_per_s=mb / statistics.median(times[base]), ratio=ratio, ratio_iqr=iqr)
 
 
 def reference_speed(tok, vocab_path, subset: list[str], args) -> dict:
@@ -80,7 +64,7 @@ def reference_speed(tok, vocab_path, subset: list[str], args) -> dict:
     ref_s = time.perf_counter() - t0
     if ref_ids != tok(subset)["input_ids"]:
         raise SystemExit("the reference and the fast path give different input_ids")
-    fast_s = statistics.median(bench({"ours": lambda: tok(subset)}, args.warmup, args.rounds)["ours"])
+    fast_s = statistics.median(interleaved({"ours": lambda: tok(subset)}, args.warmup, args.rounds)["ours"])
     mb = megabytes(subset)
     return dict(lines=len(subset), mb=mb, reference_mb_per_s=mb / ref_s, fast_mb_per_s=mb / fast_s,
                 fast_over_reference=ref_s / fast_s)
@@ -124,9 +108,9 @@ def main():
         raise SystemExit("minibert and raw tokenizers give different input_ids: nothing to compare")
     print(f"input_ids identical on every line and pair ({sum(map(len, ours_ids)):,} tokens)")
 
-    single = bench({"ours": lambda: tok(lines), "raw": lambda: raw_fields(raw, lines),
+    single = interleaved({"ours": lambda: tok(lines), "raw": lambda: raw_fields(raw, lines),
                     "raw bare": lambda: raw.encode_batch(lines)}, args.warmup, args.rounds)
-    pairs = bench({"ours": lambda: tok(firsts, seconds), "raw": lambda: raw_fields(raw, zipped)},
+    pairs = interleaved({"ours": lambda: tok(firsts, seconds), "raw": lambda: raw_fields(raw, zipped)},
                   args.warmup, args.rounds)
     rows = {"single texts vs raw + fields": summarise(single, mb, "ours", "raw"),
             "single texts vs raw bare": summarise(single, mb, "ours", "raw bare"),

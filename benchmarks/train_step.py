@@ -22,12 +22,12 @@ import argparse
 import json
 import statistics
 import tempfile
-import time
 
 import torch
 import transformers
 
 import minibert
+from timing import interleaved, paired_ratio
 
 CLS, SEP = 101, 102
 IGNORE_INDEX = -100
@@ -63,30 +63,13 @@ def build_models(config: minibert.BertConfig):
     return mb, hf
 
 
-def bench(fns: dict, warmup: int, steps: int) -> dict[str, list[float]]:
-    """Seconds per call of each fn, `steps` times; calls interleaved in rounds, alternating which
-    goes first, so both see the same machine state."""
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    times = {name: [] for name in fns}
-    for r in range(steps):
-        for name in (list(fns) if r % 2 == 0 else list(reversed(fns))):
-            t0 = time.perf_counter()
-            fns[name]()
-            times[name].append(time.perf_counter() - t0)
-    return times
-
-
 def summarise(times: dict[str, list[float]], tokens: int) -> dict:
     """Median tokens/s of each, and the speed-up as the median of per-round ratios: pairing the two
     steps of a round cancels drifts in machine load that a ratio of two medians would keep."""
     mb, hf = (statistics.median(times[k]) for k in ("minibert", "transformers"))
-    ratios = sorted(h / m for m, h in zip(times["minibert"], times["transformers"]))
-    q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (ratios[0],) * 3
+    ratio, iqr = paired_ratio(times["minibert"], times["transformers"])
     return dict(minibert_s=mb, transformers_s=hf, minibert_tokens_per_s=tokens / mb,
-                transformers_tokens_per_s=tokens / hf, ratio=statistics.median(ratios),
-                ratio_iqr=(q1, q3))
+                transformers_tokens_per_s=tokens / hf, ratio=ratio, ratio_iqr=iqr)
 
 
 def main():
@@ -143,7 +126,7 @@ def main():
                 encoder(**enc_inputs).last_hidden_state
         return step
 
-    inference = summarise(bench({"minibert": infer(mb.bert), "transformers": infer(hf.bert)},
+    inference = summarise(interleaved({"minibert": infer(mb.bert), "transformers": infer(hf.bert)},
                                 args.warmup, args.inference_steps), tokens)
 
     def trainer(model):
@@ -156,7 +139,7 @@ def main():
         return step
 
     mb.train(), hf.train()
-    training = summarise(bench({"minibert": trainer(mb), "transformers": trainer(hf)},
+    training = summarise(interleaved({"minibert": trainer(mb), "transformers": trainer(hf)},
                                args.warmup, args.steps), tokens)
 
     results = dict(torch=torch.__version__, transformers=transformers.__version__,

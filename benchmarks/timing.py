@@ -1,0 +1,29 @@
+"""Timing shared by the benchmarks: interleaved rounds and paired ratios."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+
+def interleaved(fns: dict, warmup: int, rounds: int) -> dict[str, list[float]]:
+    """Seconds per call of each fn, one call of each per round, the order reversed every other
+    round, so that all of them see the same machine state."""
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times = {name: [] for name in fns}
+    for r in range(rounds):
+        for name in (list(fns) if r % 2 == 0 else list(reversed(fns))):
+            t0 = time.perf_counter()
+            fns[name]()
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def paired_ratio(ours: list[float], base: list[float]) -> tuple[float, tuple[float, float]]:
+    """How many times faster ours is: the median of per-round ratios base/ours, and their IQR.
+    Pairing the calls of a round cancels drifts in machine load that a ratio of medians keeps."""
+    ratios = sorted(b / o for o, b in zip(ours, base))
+    q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (ratios[0],) * 3
+    return statistics.median(ratios), (q1, q3)
