@@ -29,30 +29,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .corpus.common import iter_documents
 from .masking import IGNORE_INDEX, mask_tokens, word_starts
 from .pretraining_data import create_instances
-
-
-def read_documents(path: str | Path, counts: dict | None = None) -> Iterator[list[str]]:
-    """Documents of a file in BERT's format (a sentence per line, blank lines between documents),
-    one at a time, so the file is never held in memory. A line that is not UTF-8 is read with
-    U+FFFD in place of its bad bytes (the tokenizer drops those) and counted in `counts`."""
-    document: list[str] = []
-    counts = {} if counts is None else counts
-    with open(path, "rb") as f:
-        for raw in f:
-            try:
-                line = raw.decode("utf-8").strip()
-            except UnicodeDecodeError:
-                line = raw.decode("utf-8", errors="replace").strip()
-                counts["lines not UTF-8"] = counts.get("lines not UTF-8", 0) + 1
-            if line:
-                document.append(line)
-            elif document:
-                yield document
-                document = []
-    if document:
-        yield document
 
 
 def _groups(documents: Iterator[list[str]], size: int) -> Iterator[list[list[str]]]:
@@ -136,7 +115,7 @@ def write_shards(corpus: str | Path, out: str | Path, *, vocab: str | Path, lowe
 
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(vocab), lowercase)) as pool:
         running = set()
-        for number, documents in enumerate(_groups(read_documents(corpus, totals["skipped"]), docs_per_shard)):
+        for number, documents in enumerate(_groups(iter_documents(corpus, totals["skipped"]), docs_per_shard)):
             done_file = out / f"{number:05d}.json"
             if done_file.is_file():  # finished by an earlier run
                 add(json.loads(done_file.read_text()), 0)

@@ -7,7 +7,8 @@ from pydoc_data.topics import topics
 
 from minibert import Tokenizer
 from minibert.masking import IGNORE_INDEX
-from minibert.shards import MaskingCollator, ShardDataset, read_documents, write_shards
+from minibert.corpus import read_documents
+from minibert.shards import MaskingCollator, ShardDataset, write_shards
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ files, `cards.py` writes a dataset card per source from what the run measured.
 
 from .brown import detokenize
 from .build import SOURCES, bert_format, prepare, validation_ids
-from .common import CorpusError, Document
+from .common import CorpusError, Document, iter_documents
 from .sentences import split_sentences
 from .wikitext import strip_markup, to_paragraphs
 
@@ -26,15 +26,4 @@ __all__ = ["prepare", "SOURCES", "CorpusError", "Document", "bert_format", "vali
 
 def read_documents(path):
     """A file in BERT's format -> list of documents, each a list of sentences (blank lines part them)."""
-    documents, current = [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line:
-                current.append(line)
-            elif current:
-                documents.append(current)
-                current = []
-    if current:
-        documents.append(current)
-    return documents
+    return list(iter_documents(path))

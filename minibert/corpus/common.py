@@ -106,3 +106,25 @@ def tidy_sentences(sentences: list[str], where: str, tally: Tally) -> list[str]:
         else:
             tally.drop("sentences: no letter in them", f"{where}: {sentence[:40]!r}")
     return kept
+
+
+def iter_documents(path: str | Path, counts: dict | None = None) -> Iterator[list[str]]:
+    """Documents of a file in BERT's format (a sentence per line, blank lines between documents),
+    one at a time, so the file is never held in memory. A line that is not UTF-8 is read with
+    U+FFFD in place of its bad bytes (the tokenizer drops those) and counted in `counts`."""
+    document: list[str] = []
+    counts = {} if counts is None else counts
+    with open(path, "rb") as f:
+        for raw in f:
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError:
+                line = raw.decode("utf-8", errors="replace").strip()
+                counts["lines not UTF-8"] = counts.get("lines not UTF-8", 0) + 1
+            if line:
+                document.append(line)
+            elif document:
+                yield document
+                document = []
+    if document:
+        yield document

@@ -37,23 +37,26 @@ def train_wordpiece(files: Iterable[str | Path] | None = None, *, texts: Iterabl
         raise TokenizerError(f"vocab_size={vocab_size!r} leaves no room for pieces after the "
                              f"{len(specials)} special and unused tokens")
 
-    rust = RustTokenizer(models.WordPiece(unk_token=SPECIAL_TOKENS["unk"], continuing_subword_prefix="##"))
-    rust.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                 strip_accents=strip_accents, lowercase=lowercase)
-    rust.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
-                                        special_tokens=specials, limit_alphabet=limit_alphabet,
-                                        continuing_subword_prefix="##", show_progress=show_progress)
     if files is not None:
         paths = [Path(f) for f in ([files] if isinstance(files, (str, Path)) else files)]
         missing = [str(p) for p in paths if not p.is_file()]
         if not paths or missing:
             raise TokenizerError(f"no text file at {', '.join(missing)}" if missing else "files is empty")
-        trainer.special_tokens = specials + _continuations(_read_lines(paths), rust.normalizer, limit_alphabet)
-        rust.train([str(p) for p in paths], trainer)
     else:
         texts = list(_checked(texts))
-        trainer.special_tokens = specials + _continuations(texts, rust.normalizer, limit_alphabet)
+
+    rust = RustTokenizer(models.WordPiece(unk_token=SPECIAL_TOKENS["unk"], continuing_subword_prefix="##"))
+    rust.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                                 strip_accents=strip_accents, lowercase=lowercase)
+    rust.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    lines = _read_lines(paths) if files is not None else texts
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, min_frequency=min_frequency, limit_alphabet=limit_alphabet,
+        special_tokens=specials + _continuations(lines, rust.normalizer, limit_alphabet),
+        continuing_subword_prefix="##", show_progress=show_progress)
+    if files is not None:
+        rust.train([str(p) for p in paths], trainer)
+    else:
         rust.train_from_iterator(texts, trainer)
 
     vocab = rust.get_vocab()
