@@ -74,8 +74,9 @@ def minibert_name(key: str) -> str:
     return _translate(key, _LAYER_NAMES_INV, _OTHER_NAMES_INV, "layer", "layers")
 
 
-def to_hf_state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    return {hf_name(k): v.detach().contiguous() for k, v in model.state_dict().items()}
+def to_hf_state_dict(model: torch.nn.Module, state_dict: dict | None = None) -> dict[str, torch.Tensor]:
+    state = model.state_dict() if state_dict is None else state_dict
+    return {hf_name(k): v.detach().cpu().contiguous() for k, v in state.items()}
 
 
 def from_hf_state_dict(model: torch.nn.Module, hf_state: dict[str, torch.Tensor], strict: bool = False):
@@ -184,9 +185,11 @@ class PretrainedMixin:
         from_hf_state_dict(model, load_weights(folder), strict=strict)
         return model.eval()  # as transformers: loaded models start in eval mode (no dropout)
 
-    def save_pretrained(self, folder) -> Path:
+    def save_pretrained(self, folder, state_dict: dict | None = None) -> Path:
+        """Write config.json and model.safetensors. `state_dict`: the weights to write instead of
+        the module's own (a training loop passes them gathered from every process)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.config.to_json_file(folder / "config.json", architectures=[self.hf_architecture])
-        save_file(to_hf_state_dict(self), folder / "model.safetensors", metadata={"format": "pt"})
+        save_file(to_hf_state_dict(self, state_dict), folder / "model.safetensors", metadata={"format": "pt"})
         return folder

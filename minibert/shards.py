@@ -220,10 +220,13 @@ class MaskingCollator:
                                special_token_ids=self.special_token_ids, word_starts=starts_, **self.masking)
 
         if self.static:  # row by row, each with a generator seeded by its instance's index
-            pairs = [corrupt(input_ids[b:b + 1], special[b:b + 1], None if starts is None else starts[b:b + 1],
-                             torch.Generator().manual_seed(self.seed * 1_000_003 + int(r["index"])))
-                     for b, r in enumerate(rows)]
-            masked, labels = torch.cat([p[0] for p in pairs]), torch.cat([p[1] for p in pairs])
+            masked, labels = input_ids.clone(), torch.full_like(input_ids, IGNORE_INDEX)
+            for b, r in enumerate(rows):
+                # At the row's own length, so its masks do not depend on how long its batch-mates are.
+                n = len(r["input_ids"])
+                masked[b:b + 1, :n], labels[b:b + 1, :n] = corrupt(
+                    input_ids[b:b + 1, :n], special[b:b + 1, :n], None if starts is None else starts[b:b + 1, :n],
+                    torch.Generator().manual_seed(self.seed * 1_000_003 + int(r["index"])))
         else:
             masked, labels = corrupt(input_ids, special, starts, self._dynamic())
         return {"input_ids": masked, "token_type_ids": token_type_ids, "attention_mask": attention_mask,

@@ -1,0 +1,105 @@
+"""Checkpoints of a run: everything needed to continue exactly, and the weights in the Hugging
+Face layout.
+
+    runs/tiny/checkpoints/step-0000500/
+        model/                 config.json, model.safetensors, vocab.txt, tokenizer files:
+                               loads in minibert (`BertForPreTraining.from_pretrained`) and transformers
+        state/                 accelerate's save_state: weights, optimizer, scheduler, the step and
+                               tokens seen, and the RNG states of every process
+        pretrain_config.json   the settings that made it
+        COMPLETE               written last: a folder without it was interrupted and is ignored
+
+The data position needs no saving of its own: the batch of step k is a function of k (data.py).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+from ..checkpoint import CheckpointError
+from ..tokenizer import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+# Settings that change what a run computes: resuming under other values would not continue the
+# same run, so it is refused. The rest (logging, evaluation, checkpoint cadence, workers) may change.
+MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size", "lowercase",
+              "max_seq_length", "short_seq_prob", "dupe_factor", "nsp", "masking", "mlm_probability",
+              "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay",
+              "adam_betas", "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
+
+
+class Progress:
+    """The step, the tokens seen and the seconds spent training; saved with the state so a resumed
+    run knows where it is."""
+
+    def __init__(self):
+        self.step, self.tokens, self.seconds = 0, 0, 0.0
+
+    def state_dict(self) -> dict:
+        return {"step": self.step, "tokens": self.tokens, "seconds": self.seconds}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.step, self.tokens, self.seconds = state["step"], state["tokens"], state["seconds"]
+
+
+def save(accelerator, model, cfg, progress: Progress, vocab: Path, lowercase: bool) -> Path:
+    """Every process writes its part of the state; the main process writes the rest, then COMPLETE."""
+    folder = Path(cfg.out_dir) / "checkpoints" / f"step-{progress.step:07d}"
+    accelerator.save_state(str(folder / "state"))
+    if accelerator.is_main_process:
+        export_model(accelerator, model, folder / "model", vocab, lowercase)
+        (folder / "pretrain_config.json").write_text(cfg.to_json(), encoding="utf-8")
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        (folder / "COMPLETE").write_text(json.dumps(progress.state_dict()) + "\n")
+        prune(Path(cfg.out_dir), cfg.keep_last)
+    accelerator.wait_for_everyone()
+    return folder
+
+
+def export_model(accelerator, model, folder: Path, vocab: Path, lowercase: bool) -> Path:
+    """The weights (gathered from every process under FSDP/DeepSpeed) and the tokenizer, HF layout."""
+    state = accelerator.get_state_dict(model)
+    unwrapped = accelerator.unwrap_model(model)
+    unwrapped.save_pretrained(folder, state_dict=state)
+    Tokenizer.from_vocab(vocab, lowercase=lowercase).save(folder)
+    return folder
+
+
+def completed(out_dir: Path) -> list[Path]:
+    """The finished checkpoints of a run, oldest first."""
+    return sorted(p.parent for p in (out_dir / "checkpoints").glob("step-*/COMPLETE"))
+
+
+def prune(out_dir: Path, keep_last: int) -> None:
+    for old in completed(out_dir)[:-keep_last]:
+        shutil.rmtree(old)
+
+
+def find(resume: str, out_dir: str) -> Path:
+    """`resume` is "auto" (the newest checkpoint of out_dir) or a checkpoint folder."""
+    if resume == "auto":
+        found = completed(Path(out_dir))
+        if not found:
+            raise CheckpointError(f"--resume auto: no finished checkpoint in {out_dir}/checkpoints")
+        return found[-1]
+    folder = Path(resume)
+    if not (folder / "COMPLETE").is_file():
+        raise CheckpointError(f"{resume} is not a finished checkpoint (a step-NNNNNNN folder holding "
+                              "COMPLETE); pass one from <out_dir>/checkpoints, or --resume auto")
+    return folder
+
+
+def check_compatible(folder: Path, cfg) -> None:
+    """Refuse to resume a checkpoint made by other settings, naming every one that differs."""
+    saved = json.loads((folder / "pretrain_config.json").read_text(encoding="utf-8"))
+    now = json.loads(cfg.to_json())
+    differ = [f"{k}: checkpoint {saved.get(k)!r}, now {now[k]!r}" for k in MUST_MATCH if saved.get(k) != now[k]]
+    if differ:
+        raise CheckpointError(f"{folder} was made by another config, so resuming would not continue that "
+                              "run:\n  " + "\n  ".join(differ) + "\nResume with the checkpoint's settings "
+                              f"(they are in {folder / 'pretrain_config.json'}) or start a new out_dir.")

@@ -1,0 +1,84 @@
+"""What a pre-training run measures: held-out MLM and NSP metrics, throughput, and model FLOPs
+utilisation (MFU: the FLOPs the model needs, per second, as a fraction of the hardware's peak).
+
+Shape legend: B batch, T tokens, N labelled (masked) positions, V vocab_size.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..config import BertConfig
+from ..masking import IGNORE_INDEX
+
+# Dense bf16/fp16 tensor-core peaks in TFLOP/s (no sparsity), from NVIDIA's data sheets.
+# Matched against torch.cuda.get_device_name() in order: the more specific names first.
+PEAK_TFLOPS = (
+    ("H100 PCIe", 756.0),
+    ("H100 NVL", 835.0),
+    ("H100", 989.4),  # SXM
+    ("H200", 989.4),
+    ("GH200", 989.4),
+    ("A100", 312.0),
+    ("L40S", 362.1),
+    ("L4", 121.0),
+    ("A10G", 70.0),
+    ("V100", 125.0),  # fp16; V100 has no bf16
+    ("T4", 65.0),  # fp16
+)
+
+
+def peak_tflops(device_name: str) -> float | None:
+    """The table's peak for a GPU name such as "NVIDIA H100 80GB HBM3"; None if unknown."""
+    for key, tflops in PEAK_TFLOPS:
+        if key in device_name:
+            return tflops
+    return None
+
+
+def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float) -> float:
+    """Training FLOPs per input token: 3x the forward (the backward costs twice the forward).
+
+    Only matrix multiplies count (2 FLOPs per multiply-add); embeddings are lookups. Per layer and
+    token: Q, K, V and output projections 4·2H², the feed-forward 2·2HI, and attention itself 2·2TH
+    (scores QKᵀ and the weighted sum over T positions). The MLM head (2H² + 2HV) runs only at the
+    `predicted_fraction` of positions that are labelled, as minibert computes it; the pooler once
+    per sequence.
+    """
+    H, I, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    per_layer = 8 * H * H + 4 * H * I + 4 * seq_len * H
+    forward = L * per_layer + predicted_fraction * (2 * H * H + 2 * H * V) + 2 * H * H / seq_len
+    return 3 * forward
+
+
+@torch.no_grad()
+def evaluate(model, loader, accelerator, nsp: bool = True) -> dict:
+    """Held-out MLM loss, masked-token accuracy, NSP loss and accuracy, summed over every process."""
+    was_training = model.training
+    model.eval()
+    # mlm loss sum, mlm correct, mlm count, nsp loss sum, nsp correct, nsp count
+    sums = torch.zeros(6, dtype=torch.float64, device=accelerator.device)
+    for batch in loader:
+        batch = {k: v.to(accelerator.device) for k, v in batch.items()}
+        if not nsp:
+            batch.pop("next_sentence_label")
+        out = model(**batch)
+        targets = batch["labels"][batch["labels"] != IGNORE_INDEX]  # (N,)
+        n, b = targets.numel(), batch["input_ids"].shape[0]
+        sums += torch.stack([
+            out.mlm_loss.double() * n, (out.mlm_logits.argmax(-1) == targets).sum().double(),
+            torch.tensor(n, dtype=torch.float64, device=sums.device),
+            out.nsp_loss.double() * b if nsp else sums.new_zeros(()),
+            (out.nsp_logits.argmax(-1) == batch["next_sentence_label"]).sum().double() if nsp else sums.new_zeros(()),
+            torch.tensor(b if nsp else 0, dtype=torch.float64, device=sums.device)])
+    sums = accelerator.reduce(sums, reduction="sum").tolist()
+    model.train(was_training)
+    if sums[2] == 0:
+        raise ValueError("the held-out split gave no masked positions to evaluate; is it empty?")
+    metrics = {"mlm_loss": sums[0] / sums[2], "mlm_accuracy": sums[1] / sums[2]}
+    metrics["perplexity"] = math.exp(min(metrics["mlm_loss"], 50.0))
+    if nsp:
+        metrics.update(nsp_loss=sums[3] / sums[5], nsp_accuracy=sums[4] / sums[5])
+    return metrics

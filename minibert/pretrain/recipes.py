@@ -1,0 +1,157 @@
+"""Pre-training recipes: every setting of a run in one dataclass, and named presets of it.
+
+    cfg = recipe("tiny", max_steps=200, lr=1e-3)          # a preset with overrides
+    cfg = recipe("base")                                    # the paper's BERT-BASE, phase 1
+
+The presets run from a notebook-sized CPU run to the paper's recipe (Devlin et al. 2018, A.2):
+batch 256 sequences, 1,000,000 steps, Adam with lr 1e-4, β1 0.9, β2 0.999, L2 weight decay
+0.01, 10,000 warm-up steps then linear decay, dropout 0.1, GELU; "to speed up pre-training, we
+pre-train the model with sequence length of 128 for 90% of the steps. Then, we train the rest 10%
+of the steps of sequence of 512". So BASE and LARGE are two presets each: `base` (900k steps at
+128 tokens) and `base-512` (100k steps at 512, starting from `base`'s weights).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import PRESETS, BertConfig, ConfigError
+
+
+@dataclass
+class PretrainConfig:
+    # --- the model
+    model: str = "tiny"  # a size from minibert.PRESETS, or the path of a config.json
+    model_overrides: dict = field(default_factory=dict)  # e.g. {"hidden_dropout_prob": 0.0}
+    init_from: str | None = None  # weights only (optimizer and schedule start afresh), for phase 2
+    # --- the data: a corpus in BERT's format (a sentence per line, a blank line between documents)
+    train_corpus: str = "data/corpus/train.txt"
+    valid_corpus: str = "data/corpus/valid.txt"
+    vocab: str = "train"  # "train": WordPiece trained on train_corpus; "bert-uncased": BERT's 30,522; or a vocab.txt
+    vocab_size: int = 8192  # for vocab="train"
+    lowercase: bool = True
+    max_seq_length: int = 128
+    short_seq_prob: float = 0.1
+    dupe_factor: int = 1
+    nsp: bool = True  # False: MLM only (the paper's "No NSP" ablation)
+    masking: str = "dynamic"  # "dynamic": new masks every epoch; "static": the same masks every epoch (BERT)
+    mlm_probability: float = 0.15
+    max_predictions: int = 20  # per sequence: 20 at 128 tokens, 80 at 512 (Google's README)
+    whole_word: bool = False
+    cache_dir: str = "data/cache/pretrain"  # vocabularies and shards, reused across runs
+    # --- optimisation (BERT's recipe)
+    batch_size: int = 32  # sequences per optimizer step, over all processes and accumulation steps
+    grad_accum: int = 1
+    max_steps: int = 1000
+    lr: float = 1e-3
+    warmup_steps: int = 100
+    weight_decay: float = 0.01
+    adam_betas: tuple[float, float] = (0.9, 0.999)
+    adam_eps: float = 1e-6  # Google's AdamWeightDecayOptimizer
+    max_grad_norm: float = 1.0
+    optimizer: str = "adamw"  # or "deepspeed": the optimizer of the DeepSpeed config (LAMB for large batches)
+    mixed_precision: str = "auto"  # "auto": bf16 on a GPU that has it, else no; or "no", "bf16", "fp16"
+    compile: bool = False
+    seed: int = 0
+    # --- evaluation, logging, checkpoints
+    out_dir: str = "runs/tiny"
+    eval_every: int = 100
+    eval_batches: int | None = None  # None: the whole held-out split
+    log_every: int = 10
+    save_every: int = 500
+    keep_last: int = 2
+    progress: bool = True
+    tensorboard: bool = True
+    num_workers: int = 0
+    peak_tflops: float | None = None  # the accelerator's peak, for MFU; None: look the GPU up
+    export_to: str | None = None  # also copy the final model, tokenizer and card here
+
+    def __post_init__(self):
+        self.adam_betas = tuple(self.adam_betas)
+        checks = {
+            "masking": self.masking in ("dynamic", "static"),
+            "optimizer": self.optimizer in ("adamw", "deepspeed"),
+            "mixed_precision": self.mixed_precision in ("auto", "no", "bf16", "fp16"),
+            "batch_size": self.batch_size >= 1,
+            "grad_accum": 1 <= self.grad_accum <= self.batch_size,
+            "max_steps": self.max_steps >= 1,
+            "warmup_steps": self.warmup_steps >= 0,
+            "lr": self.lr > 0,
+            "max_seq_length": self.max_seq_length >= 8,
+            "mlm_probability": 0 < self.mlm_probability < 1,
+            "keep_last": self.keep_last >= 1,
+        }
+        for name in ("eval_every", "log_every", "save_every", "max_predictions"):
+            checks[name] = getattr(self, name) >= 1
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            raise ConfigError("invalid setting(s): " + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad)
+                              + f" (see `python -m minibert.pretrain --help`; {_CHOICES})")
+        if self.batch_size % self.grad_accum:
+            raise ConfigError(f"batch_size={self.batch_size} is not divisible by grad_accum={self.grad_accum}")
+
+    def model_config(self, vocab_size: int) -> BertConfig:
+        """The BertConfig of this run: a preset or a config.json, the vocabulary's size, overrides."""
+        overrides = {**self.model_overrides, "vocab_size": vocab_size}
+        if self.model in PRESETS:
+            config = BertConfig.from_preset(self.model, **overrides)
+        elif Path(self.model).is_file():
+            config = BertConfig.from_dict({**BertConfig.from_json_file(self.model).to_dict(), **overrides},
+                                           require_all=False)
+        else:
+            raise ConfigError(f"model={self.model!r} is neither a size ({', '.join(PRESETS)}) nor a config.json")
+        if config.max_position_embeddings < self.max_seq_length:
+            raise ConfigError(f"max_seq_length={self.max_seq_length} exceeds the model's "
+                              f"max_position_embeddings={config.max_position_embeddings}")
+        return config
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+_CHOICES = ("masking: dynamic|static; optimizer: adamw|deepspeed; "
+            "mixed_precision: auto|no|bf16|fp16")
+
+# The presets. CPU ones are sized for a 2-core laptop; the rest are the paper's (Devlin et al., A.2).
+RECIPES: dict[str, dict] = {
+    # L=2, H=128 on the course corpus with its own 8,192-entry vocab: ~6 steps/s on 2 cores.
+    "tiny": dict(model="tiny", out_dir="runs/tiny", max_steps=8000, lr=1e-3, warmup_steps=400,
+                 log_every=50, eval_every=250, save_every=1000),
+    # L=4, H=256: ~5x the compute of tiny per token.
+    "mini": dict(model="mini", out_dir="runs/mini", max_steps=1500, lr=5e-4, warmup_steps=150,
+                 eval_every=150, save_every=500),
+    "base": dict(model="base", out_dir="runs/base", vocab="bert-uncased", batch_size=256,
+                 max_steps=900_000, lr=1e-4, warmup_steps=10_000, max_seq_length=128, max_predictions=20,
+                 eval_every=10_000, eval_batches=100, log_every=100, save_every=10_000, keep_last=3),
+    "large": dict(model="large", out_dir="runs/large", vocab="bert-uncased", batch_size=256,
+                  max_steps=900_000, lr=1e-4, warmup_steps=10_000, max_seq_length=128, max_predictions=20,
+                  eval_every=10_000, eval_batches=100, log_every=100, save_every=10_000, keep_last=3),
+}
+# The course's own pre-trained model (models/course-tiny, used by later chapters): the tiny recipe.
+RECIPES["course"] = {**RECIPES["tiny"], "out_dir": "runs/course", "export_to": "models/course-tiny"}
+for _size in ("base", "large"):  # phase 2: 10% of the steps at 512 tokens, from phase 1's weights
+    RECIPES[f"{_size}-512"] = {**RECIPES[_size], "out_dir": f"runs/{_size}-512", "max_steps": 100_000,
+                               "max_seq_length": 512, "max_predictions": 80,
+                               "init_from": f"runs/{_size}/final"}
+
+
+def recipe(name: str, **overrides) -> PretrainConfig:
+    """A preset by name, with fields replaced; unknown names and fields are errors that say why."""
+    if name not in RECIPES:
+        hint = difflib.get_close_matches(name, RECIPES, 1)
+        raise ConfigError(f"unknown config {name!r}{f' (did you mean {hint[0]!r}?)' if hint else ''}; "
+                          f"the presets are {', '.join(RECIPES)}")
+    known = {f.name for f in dataclasses.fields(PretrainConfig)}
+    unknown = [k for k in overrides if k not in known]
+    if unknown:
+        hints = [f"{k!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1)) else repr(k)
+                 for k in unknown]
+        raise ConfigError(f"unknown setting(s): {', '.join(hints)}")
+    return PretrainConfig(**{**RECIPES[name], **overrides})

@@ -1,0 +1,217 @@
+"""The pre-training loop on real text, at CI size: it learns, resumes exactly, stops on NaN, runs
+on two processes, writes checkpoints that load elsewhere, and refuses bad input clearly."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import minibert
+from minibert.checkpoint import CheckpointError
+from minibert.corpus import read_documents
+from minibert.pretrain import TrainingDiverged, diagnose, pretrain, read_log, recipe
+from minibert.pretrain.data import DataError
+from minibert.pretrain.loop import micro_batch_size
+
+COURSE = Path("data/corpus")
+
+
+@pytest.fixture(scope="session")
+def small(tmp_path_factory):
+    """The first 150 documents of the course corpus (~550k words) and its held-out split, with an
+    own 2,000-entry vocabulary: CI-sized, but real text."""
+    if not (COURSE / "train.txt").is_file():
+        pytest.fail("the course corpus is missing: run `make setup` first")
+    root = tmp_path_factory.mktemp("pretrain")
+    docs = [d for _, d in zip(range(150), read_documents(COURSE / "train.txt"))]
+    (root / "train.txt").write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
+    return dict(train_corpus=str(root / "train.txt"), valid_corpus=str(COURSE / "valid.txt"),
+                cache_dir=str(root / "cache"), vocab_size=2000, progress=False, tensorboard=False)
+
+
+def settings(small, out, **overrides):
+    return recipe("tiny", **{**small, "out_dir": str(out), **overrides})
+
+
+def test_a_short_run_learns_and_leaves_a_loadable_model(small, tmp_path, report):
+    transformers = pytest.importorskip("transformers")
+    cfg = settings(small, tmp_path / "run", max_steps=100, warmup_steps=10, lr=2e-3, eval_every=50,
+                   save_every=50, log_every=10, eval_batches=10)
+    metrics = pretrain(cfg)
+    log = read_log(cfg.out_dir)
+    header, evals = log[0], read_log(cfg.out_dir, "eval")
+    assert header["kind"] == "run" and [e["step"] for e in evals] == [0, 50, 100]
+    assert evals[0]["mlm_loss"] == pytest.approx(header["ln_vocab"], abs=0.3)  # a fresh model: ~uniform
+    # Well below ln(V) = 7.6 (a perplexity 3x lower), on text the model has not seen.
+    assert metrics["mlm_loss"] < header["ln_vocab"] - 1 and metrics["mlm_accuracy"] > 0.03
+    assert diagnose(log) == []
+    report(f"pretrain: tiny, 100 steps on 150 documents: held-out MLM loss {evals[0]['mlm_loss']:.2f} -> "
+           f"{metrics['mlm_loss']:.2f} (ln V {header['ln_vocab']:.2f}, unigram {header['unigram_entropy']:.2f}), "
+           f"accuracy {metrics['mlm_accuracy']:.1%}, NSP {metrics['nsp_accuracy']:.1%}")
+    # Checkpoints: the last keep_last=2 are kept, each a Hugging Face folder with its tokenizer.
+    steps = sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir())
+    assert steps == ["step-0000050", "step-0000100"]
+    final = tmp_path / "run" / "final"
+    ours = minibert.BertForPreTraining.from_pretrained(final)
+    theirs = transformers.BertForPreTraining.from_pretrained(final).eval()
+    batch = minibert.Tokenizer.from_pretrained(final)(["a whale of a tale ."], ["call me ishmael ."],
+                                                      return_tensors="pt")
+    with torch.no_grad():
+        torch.testing.assert_close(ours(**batch).nsp_logits, theirs(**batch).seq_relationship_logits)
+    card = (final / "README.md").read_text()
+    assert cfg.train_corpus in card and f"{metrics['mlm_accuracy']:.1%}" in card and "| steps | 100 of 32" in card
+
+
+class Killed(Exception):
+    pass
+
+
+def test_a_run_killed_and_resumed_gives_the_same_losses(small, tmp_path, monkeypatch):
+    def cfg(out):
+        return settings(small, tmp_path / out, max_steps=12, warmup_steps=3, batch_size=8, log_every=1,
+                        eval_every=4, save_every=4, eval_batches=5)
+
+    whole = pretrain(cfg("whole"))
+    calls, forward = [0], minibert.BertForPreTraining.forward
+
+    def dies_at_step_7(self, *args, **kwargs):
+        calls[0] += self.training
+        if calls[0] == 7:
+            raise Killed
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(minibert.BertForPreTraining, "forward", dies_at_step_7)
+    with pytest.raises(Killed):
+        pretrain(cfg("cut"))
+    monkeypatch.setattr(minibert.BertForPreTraining, "forward", forward)
+    with pytest.raises(FileExistsError, match="--resume auto"):
+        pretrain(cfg("cut"))  # a second start in the same folder would overwrite the run
+    resumed = pretrain(cfg("cut"), resume="auto")
+    losses = [[(r["step"], r["loss"], r["grad_norm"]) for r in read_log(tmp_path / run, "train")]
+              for run in ("whole", "cut")]
+    assert losses[0] == losses[1] and len(losses[0]) == 12  # bit for bit, steps 5-12 after the resume
+    assert resumed == whole
+
+
+def test_the_watchdog_stops_on_nan_and_keeps_the_last_good_checkpoint(small, tmp_path, monkeypatch):
+    cfg = settings(small, tmp_path / "nan", max_steps=10, warmup_steps=2, batch_size=8, log_every=1,
+                   eval_every=5, save_every=3, eval_batches=3)
+    calls, forward = [0], minibert.BertForPreTraining.forward
+
+    def nan_at_step_5(self, *args, **kwargs):
+        out = forward(self, *args, **kwargs)
+        calls[0] += self.training
+        if calls[0] == 5:
+            out.loss = out.loss * float("nan")
+        return out
+
+    monkeypatch.setattr(minibert.BertForPreTraining, "forward", nan_at_step_5)
+    with pytest.raises(TrainingDiverged, match=r"step 5: the loss is nan.*last good checkpoint is .*step-0000003"):
+        pretrain(cfg)
+    assert read_log(cfg.out_dir)[-1]["kind"] == "diverged"
+    assert [f.signature for f in diagnose(cfg.out_dir)] == ["exploding_gradients"]
+    good = minibert.BertForPreTraining.from_pretrained(tmp_path / "nan/checkpoints/step-0000003/model")
+    assert all(torch.isfinite(p).all() for p in good.parameters())
+
+
+def test_one_batch_is_learned_by_heart(small):
+    """Overfitting one fixed batch: the loss must go to ~0, or model, loss or optimiser is broken."""
+    from minibert.pretrain.data import collator, prepare_shards, prepare_vocab
+    from minibert.pretrain.optim import build_optimizer
+    from minibert.shards import ShardDataset
+    from minibert.tokenizer import load_vocab
+
+    cfg = recipe("tiny", **small, lr=1e-3, warmup_steps=0, max_steps=10_000)
+    vocab_path = prepare_vocab(cfg)
+    vocab = load_vocab(vocab_path)
+    dataset = ShardDataset(prepare_shards(cfg, vocab_path, "valid"))
+    batch = collator(cfg, vocab, seed=0, static=True)([dataset[i] for i in range(8)])
+    torch.manual_seed(0)
+    model = minibert.BertForPreTraining(cfg.model_config(len(vocab)))
+    optimizer, _ = build_optimizer(model, cfg, accelerator=None)
+    for _ in range(150):
+        optimizer.zero_grad()
+        out = model(**batch)
+        out.loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        out = model(**batch)
+    assert out.mlm_loss < 0.05 and out.nsp_loss < 0.05
+    assert (out.mlm_logits.argmax(-1) == batch["labels"][batch["labels"] != -100]).all()
+
+
+def test_two_processes_train_one_model(small, tmp_path, report):
+    """`torchrun --nproc_per_node 2` on CPU (gloo): both ranks end with identical weights, each did
+    half of every batch, and the losses are those of one process doing the whole batch."""
+    from minibert.pretrain.data import prepare_vocab
+
+    common = dict(small, vocab=str(prepare_vocab(recipe("tiny", **small))), max_steps=6, warmup_steps=2,
+                  batch_size=8, log_every=1, eval_every=3, save_every=3, eval_batches=4,
+                  model_overrides={"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0})
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env.pop("ACCELERATE_USE_CPU", None)  # the loop must find out by itself that this is a CPU run
+    two = tmp_path / "two"
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                    "tests/scripts/ddp_pretrain.py", json.dumps({**common, "out_dir": str(two)})],
+                   env=env, check=True, capture_output=True)
+    ranks = [torch.load(two / f"rank{r}.pt") for r in (0, 1)]
+    assert [r["processes"] for r in ranks] == [2, 2]
+    for name, tensor in ranks[0]["weights"].items():
+        assert torch.equal(tensor, ranks[1]["weights"][name]), name
+    header = read_log(two)[0]
+    assert (header["processes"], header["micro_batch"]) == (2, 4)
+    one = recipe("tiny", **{**common, "out_dir": str(tmp_path / "one")})
+    pretrain(one)
+    assert read_log(one.out_dir)[0]["micro_batch"] == 8
+    # Same instances and masks, so the first step's loss agrees; later steps differ a little, as
+    # the MLM loss of two processes is a mean of two half-batch means, not one mean of all tokens.
+    one_log, two_log = read_log(one.out_dir, "train"), read_log(two, "train")
+    assert [r["tokens"] for r in one_log] == [r["tokens"] for r in two_log] == [1024 * s for s in range(1, 7)]
+    assert one_log[0]["loss"] == pytest.approx(two_log[0]["loss"], rel=1e-3)
+    assert all(a["loss"] == pytest.approx(b["loss"], rel=2e-2) for a, b in zip(one_log, two_log))
+    report(f"pretrain: 2 processes (gloo) vs 1: identical weights on both ranks; losses "
+           f"{[round(r['loss'], 4) for r in read_log(two, 'train')]} vs "
+           f"{[round(r['loss'], 4) for r in read_log(one.out_dir, 'train')]}")
+
+
+def test_a_launch_that_accelerate_does_not_see_is_refused(monkeypatch):
+    from minibert.pretrain import loop
+
+    class OneProcess:  # what a default Accelerator reports in each of 2 CPU processes
+        num_processes = 1
+
+        def __init__(self, **kwargs):
+            pass
+
+    monkeypatch.setattr(loop, "Accelerator", OneProcess)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(RuntimeError, match="launched as 2 processes, but accelerate sees 1"):
+        loop.make_accelerator(recipe("tiny"))
+
+
+def test_bad_data_and_checkpoints_are_refused_clearly(small, tmp_path):
+    with pytest.raises(DataError, match="does not exist.*make setup"):
+        pretrain(settings(small, tmp_path / "a", train_corpus=str(tmp_path / "nowhere.txt")))
+    (tmp_path / "empty.txt").write_text("")
+    with pytest.raises(DataError, match="is empty"):
+        pretrain(settings(small, tmp_path / "b", train_corpus=str(tmp_path / "empty.txt")))
+    (tmp_path / "no_shards").mkdir()
+    with pytest.raises(DataError, match="no finished shards"):
+        pretrain(settings(small, tmp_path / "c", valid_corpus=str(tmp_path / "no_shards")))
+    with pytest.raises(ValueError, match="batch_size=6 sequences cannot be split evenly over 4 process"):
+        micro_batch_size(settings(small, tmp_path / "d", batch_size=6, grad_accum=1), processes=4)
+    first = settings(small, tmp_path / "e", max_steps=2, warmup_steps=1, batch_size=4, eval_batches=2, save_every=1)
+    pretrain(first)
+    other = settings(small, tmp_path / "e", max_steps=2, warmup_steps=1, batch_size=4, eval_batches=2,
+                     save_every=1, model="mini", lr=1e-4)
+    with pytest.raises(CheckpointError, match=r"another config(.|\n)*model: checkpoint 'tiny', now 'mini'(.|\n)*lr:"):
+        pretrain(other, resume="auto")
+    with pytest.raises(CheckpointError, match="not a finished checkpoint"):
+        pretrain(first, resume=str(tmp_path))
+    assert math.isfinite(read_log(first.out_dir, "end")[0]["mlm_loss"])  # the refusals changed nothing
