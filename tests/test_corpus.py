@@ -228,6 +228,10 @@ def test_prepare_writes_bert_format_counts_and_cards(tmp_path, no_downloads):
         assert all(line == line.strip() for line in text.split("\n"))
     docs = read_documents(out / "train.txt") + read_documents(out / "valid.txt")
     assert len(docs) == manifest["totals"]["documents"] == 3 + 3 + 2 + 3
+    # The sources are mixed in the split files, kept apart in sources/*.txt.
+    first_lines = [d[0] for d in read_documents(out / "train.txt")]
+    by_source = [d[0] for f in sorted((out / "sources").glob("*.train.txt")) for d in read_documents(f)]
+    assert sorted(first_lines) == sorted(by_source) and first_lines != by_source
     assert all(docs)  # no empty document
     every = (out / "train.txt").read_text(encoding="utf-8") + (out / "valid.txt").read_text(encoding="utf-8")
     assert 'The jury said "no".' in every and "It didn't." in every and "Reviews, (mostly) kind." in every

@@ -34,6 +34,14 @@ def validation_ids(docs: list[Document]) -> set[str]:
     return {d.doc_id for d in rank[:max(MIN_VALID_DOCS, round(VALID_FRACTION * len(docs)))]}
 
 
+def mixed(docs: list[Document]) -> list[Document]:
+    """The documents of every source in one fixed, source-blind order (by a salted hash of
+    "source/doc_id"), as Google's create_pretraining_data.py shuffles its documents: any run of
+    consecutive documents (a shard of instances) then mixes sources, so a NotNext segment drawn
+    from a nearby document is from another text, as it is in BERT, not the next news story."""
+    return sorted(docs, key=lambda d: hashlib.sha256(f"order/{d.source}/{d.doc_id}".encode()).hexdigest())
+
+
 def bert_format(docs: list[Document]) -> bytes:
     """One sentence per line, a blank line between documents."""
     for doc in docs:
@@ -130,7 +138,7 @@ def prepare(out: Path = Path("data/corpus"), cache: Path = Path("data/cache"),
                       squeeze(d.title), d.link] for d in docs],
         }
 
-    files = {"train.txt": bert_format(all_train), "valid.txt": bert_format(all_valid)}
+    files = {"train.txt": bert_format(mixed(all_train)), "valid.txt": bert_format(mixed(all_valid))}
     for stats in per_source.values():
         files.update(stats["files"])
         stats["files"] = {name: sha256_of(stats["files"][name]) for name in stats["files"]}

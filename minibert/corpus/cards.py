@@ -107,10 +107,12 @@ def corpus_card(manifest: dict, sources: tuple[Source, ...]) -> str:
         "## Format", "",
         "The input format of Google's `create_pretraining_data.py`: one sentence per line, a blank "
         "line between documents (next-sentence pairs never cross one), UTF-8, `\\n` line endings. "
-        "`train.txt` and `valid.txt` hold every source, in the order of the table, each source's "
-        "documents in their own order; `sources/<source>.{train,valid}.txt` hold one source each; "
-        "`documents.tsv` lists every document (source, id, split, sentences, words, title, link), in "
-        "file order.", "",
+        "`train.txt` and `valid.txt` hold every source, their documents in a fixed order that mixes "
+        "the sources (sorted by a hash of source and id, as Google's data preparation shuffles its "
+        "documents), so that the NotNext segments drawn from nearby documents come from other texts; "
+        "`sources/<source>.{train,valid}.txt` hold one source each, in its own order; "
+        "`documents.tsv` lists every document (source, id, split, sentences, words, title, link), "
+        "source by source.", "",
         "## Split", "",
         "Whole documents: of each source, the documents whose sha256 of `source/doc_id` is lowest go "
         "to validation, 2% of them and at least 2. No random state and no dependence on the text: "
