@@ -51,6 +51,8 @@ test: setup
 
 benchmark: setup
 	$(BIN)/python benchmarks/train_step.py
+	$(BIN)/python benchmarks/train_step.py --preset tiny --vocab-size 8192 --inference-steps 0
+	$(BIN)/python benchmarks/train_step.py --preset mini --vocab-size 8192 --inference-steps 0
 	$(BIN)/python benchmarks/tokenizer.py
 	$(BIN)/python benchmarks/shards.py
 

@@ -14,6 +14,7 @@ speed-up is the median of the per-round ratios (with its interquartile range).
 
 Run:  python benchmarks/train_step.py          (or `make benchmark`)
       python benchmarks/train_step.py --preset tiny --batch-size 4 --seq-len 32 --steps 2 --warmup 1
+      python benchmarks/train_step.py --preset tiny --vocab-size 8192 --inference-steps 0   (the course model)
 """
 
 from __future__ import annotations
@@ -126,8 +127,10 @@ def main():
                 encoder(**enc_inputs).last_hidden_state
         return step
 
-    inference = summarise(interleaved({"minibert": infer(mb.bert), "transformers": infer(hf.bert)},
-                                args.warmup, args.inference_steps), tokens)
+    inference = None  # --inference-steps 0: training steps only
+    if args.inference_steps:
+        inference = summarise(interleaved({"minibert": infer(mb.bert), "transformers": infer(hf.bert)},
+                                    args.warmup, args.inference_steps), tokens)
 
     def trainer(model):
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
@@ -152,6 +155,8 @@ def main():
     print("| measurement | minibert tokens/s | transformers tokens/s | speed-up (IQR) |")
     print("|---|---:|---:|---:|")
     for name, r in (("training step (fwd+bwd+AdamW)", training), ("inference (encoder forward)", inference)):
+        if r is None:
+            continue
         print(f"| {name} | {r['minibert_tokens_per_s']:,.0f} | {r['transformers_tokens_per_s']:,.0f} "
               f"| {r['ratio']:.2f}x ({r['ratio_iqr'][0]:.2f}-{r['ratio_iqr'][1]:.2f}) |")
     if args.json:

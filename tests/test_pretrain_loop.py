@@ -28,7 +28,7 @@ def small(tmp_path_factory):
     if not (COURSE / "train.txt").is_file():
         pytest.fail("the course corpus is missing: run `make setup` first")
     root = tmp_path_factory.mktemp("pretrain")
-    docs = [d for _, d in zip(range(150), read_documents(COURSE / "train.txt"))]
+    docs = read_documents(COURSE / "train.txt")[:150]
     (root / "train.txt").write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
     return dict(train_corpus=str(root / "train.txt"), valid_corpus=str(COURSE / "valid.txt"),
                 cache_dir=str(root / "cache"), vocab_size=2000, progress=False, tensorboard=False)
@@ -41,7 +41,7 @@ def settings(small, out, **overrides):
 def test_a_short_run_learns_and_leaves_a_loadable_model(small, tmp_path, report):
     transformers = pytest.importorskip("transformers")
     cfg = settings(small, tmp_path / "run", max_steps=100, warmup_steps=10, lr=2e-3, eval_every=50,
-                   save_every=50, log_every=10, eval_batches=10)
+                   save_every=50, log_every=10, eval_batches=10, tensorboard=True)
     metrics = pretrain(cfg)
     log = read_log(cfg.out_dir)
     header, evals = log[0], read_log(cfg.out_dir, "eval")
@@ -53,6 +53,10 @@ def test_a_short_run_learns_and_leaves_a_loadable_model(small, tmp_path, report)
     report(f"pretrain: tiny, 100 steps on 150 documents: held-out MLM loss {evals[0]['mlm_loss']:.2f} -> "
            f"{metrics['mlm_loss']:.2f} (ln V {header['ln_vocab']:.2f}, unigram {header['unigram_entropy']:.2f}), "
            f"accuracy {metrics['mlm_accuracy']:.1%}, NSP {metrics['nsp_accuracy']:.1%}")
+    # TensorBoard holds the same numbers as the JSONL log.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    events = EventAccumulator(str(tmp_path / "run" / "tensorboard")).Reload()
+    assert [e.value for e in events.Scalars("eval/mlm_loss")] == pytest.approx([e["mlm_loss"] for e in evals])
     # Checkpoints: the last keep_last=2 are kept, each a Hugging Face folder with its tokenizer.
     steps = sorted(p.name for p in (tmp_path / "run" / "checkpoints").iterdir())
     assert steps == ["step-0000050", "step-0000100"]
@@ -174,10 +178,22 @@ def test_two_processes_train_one_model(small, tmp_path, report):
     one_log, two_log = read_log(one.out_dir, "train"), read_log(two, "train")
     assert [r["tokens"] for r in one_log] == [r["tokens"] for r in two_log] == [1024 * s for s in range(1, 7)]
     assert one_log[0]["loss"] == pytest.approx(two_log[0]["loss"], rel=1e-3)
-    assert all(a["loss"] == pytest.approx(b["loss"], rel=2e-2) for a, b in zip(one_log, two_log))
+    assert all(a["loss"] == pytest.approx(b["loss"], rel=2e-2) for a, b in zip(one_log, two_log, strict=True))
     report(f"pretrain: 2 processes (gloo) vs 1: identical weights on both ranks; losses "
            f"{[round(r['loss'], 4) for r in read_log(two, 'train')]} vs "
            f"{[round(r['loss'], 4) for r in read_log(one.out_dir, 'train')]}")
+
+
+def test_gradient_accumulation_sees_the_same_batch_in_pieces(small, tmp_path):
+    common = dict(max_steps=3, warmup_steps=1, batch_size=8, log_every=1, eval_every=3, save_every=3,
+                  eval_batches=2, model_overrides={"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0})
+    whole = settings(small, tmp_path / "whole", **common)
+    pieces = settings(small, tmp_path / "pieces", grad_accum=4, **common)
+    pretrain(whole), pretrain(pieces)
+    a, b = read_log(whole.out_dir, "train"), read_log(pieces.out_dir, "train")
+    assert read_log(pieces.out_dir)[0]["micro_batch"] == 2 and [r["tokens"] for r in a] == [r["tokens"] for r in b]
+    assert a[0]["loss"] == pytest.approx(b[0]["loss"], rel=1e-3)  # a mean of 4 means vs one mean
+    assert all(x["loss"] == pytest.approx(y["loss"], rel=2e-2) for x, y in zip(a, b, strict=True))
 
 
 def test_a_launch_that_accelerate_does_not_see_is_refused(monkeypatch):

@@ -7,11 +7,15 @@ from pathlib import Path
 
 def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command: str | None) -> Path:
     m = facts["model_config"]
-    rows = [("MLM loss (held out)", f"{metrics['mlm_loss']:.3f}  (ln V = {facts['ln_vocab']:.3f}, unigram "
-             f"entropy = {facts['unigram_entropy']:.3f})" if facts.get("unigram_entropy") else f"{metrics['mlm_loss']:.3f}"),
-            ("masked-token accuracy", f"{metrics['mlm_accuracy']:.1%}")]
+    loss = f"{metrics['mlm_loss']:.3f}  (ln V = {facts['ln_vocab']:.3f}"
+    if facts.get("unigram_entropy"):
+        loss += f", unigram entropy = {facts['unigram_entropy']:.3f}"
+    rows = [("MLM loss (held out)", loss + ")"), ("masked-token accuracy", f"{metrics['mlm_accuracy']:.1%}")]
     if "nsp_accuracy" in metrics:
         rows += [("NSP loss", f"{metrics['nsp_loss']:.3f}"), ("NSP accuracy", f"{metrics['nsp_accuracy']:.1%}")]
+    trained = ", trained on the corpus" if cfg.vocab == "train" else ""
+    corpus = (f"`{cfg.train_corpus}`, sha256 {facts.get('corpus_sha256')}..., "
+              f"{facts.get('train_instances') or 0:,} instances")
     text = f"""# minibert pre-trained with `{cfg.model}` sizes
 
 A BERT (Devlin et al. 2018) pre-trained from scratch by `minibert.pretrain`: masked LM + next
@@ -26,8 +30,8 @@ sentence prediction. Loads with `minibert.BertForPreTraining.from_pretrained(fol
 |---|---|
 | layers L / hidden H / heads A | {m['num_hidden_layers']} / {m['hidden_size']} / {m['num_attention_heads']} |
 | parameters | {facts['parameters']:,} |
-| vocabulary | {facts['vocab_size']:,} WordPiece entries ({cfg.vocab}{', trained on the corpus' if cfg.vocab == 'train' else ''}) |
-| corpus | `{cfg.train_corpus}`, sha256 {facts.get('corpus_sha256')}..., {facts.get('train_instances') or 0:,} instances |
+| vocabulary | {facts['vocab_size']:,} WordPiece entries ({cfg.vocab}{trained}) |
+| corpus | {corpus} |
 | seed | {cfg.seed} |
 | steps | {progress.step:,} of {cfg.batch_size} sequences of up to {cfg.max_seq_length} tokens |
 | tokens seen | {progress.tokens:,} |

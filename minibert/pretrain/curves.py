@@ -50,6 +50,25 @@ def provenance(name: str) -> dict:
     return json.loads((REFERENCE_DIR / f"{name}.json").read_text(encoding="utf-8"))
 
 
+def save_reference(run_dir: str | Path, name: str) -> Path:
+    """Store a finished run's log as the reference curve `name`, with where it came from. How the
+    stored ones were made: `python -m minibert.pretrain --config course` (tiny) or `--config mini`,
+    then `save_reference("runs/course", "tiny")`."""
+    records = [r for r in read_log(run_dir) if r["kind"] in ("run", "train", "eval", "end")]
+    header, end = records[0], records[-1]
+    if end["kind"] != "end":
+        raise ValueError(f"{run_dir} has not finished; a reference must be a whole run")
+    lines = "".join(json.dumps(r) + "\n" for r in records)
+    (REFERENCE_DIR / f"{name}.jsonl").write_text(lines, encoding="utf-8")
+    source = {"command": header["command"], "corpus_sha256": header["corpus_sha256"],
+              "device": header["device"], "processes": header["processes"], "torch": header["torch"],
+              "steps": end["step"], "tokens": end["tokens"], "minutes": round(end["seconds"] / 60, 1),
+              "final": {k: end[k] for k in ("mlm_loss", "mlm_accuracy", "nsp_loss", "nsp_accuracy") if k in end}}
+    path = REFERENCE_DIR / f"{name}.json"
+    path.write_text(json.dumps(source, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
 def _records(run) -> list[dict]:
     return run if isinstance(run, list) else read_log(run)
 
@@ -117,7 +136,7 @@ def plot_run(run=None, reference: str | None = "tiny", *, label: str = "your run
     for records, name, style in curves:
         evals = [r for r in records if r["kind"] == "eval"]
         x = [r["tokens"] / 1e6 for r in evals]
-        for ax, key in zip(axes, ("mlm_loss", "mlm_accuracy", "nsp_accuracy")):
+        for ax, key in zip(axes, ("mlm_loss", "mlm_accuracy", "nsp_accuracy"), strict=True):
             if all(key in r for r in evals):
                 ax.plot(x, [r[key] for r in evals], label=name, **style)
     header = next(r for r in curves[-1][0] if r["kind"] == "run")
@@ -125,7 +144,7 @@ def plot_run(run=None, reference: str | None = "tiny", *, label: str = "your run
     if header.get("unigram_entropy"):
         axes[0].axhline(header["unigram_entropy"], ls="--", color="C2", label="unigram entropy")
     axes[2].axhline(0.5, ls=":", color="C3", label="chance")
-    for ax, title in zip(axes, ("MLM loss (held out)", "masked-token accuracy", "NSP accuracy")):
+    for ax, title in zip(axes, ("MLM loss (held out)", "masked-token accuracy", "NSP accuracy"), strict=True):
         ax.set(title=title, xlabel="tokens seen (millions)")
         ax.legend(fontsize=8)
     fig.tight_layout()

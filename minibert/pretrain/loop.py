@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 from accelerate import Accelerator
-from accelerate.utils import set_seed
+from accelerate.utils import is_torch_xla_available, set_seed
 
 from ..checkpoint import CheckpointError, from_hf_state_dict, load_weights, resolve
 from ..heads import BertForPreTraining
@@ -46,10 +46,13 @@ def make_accelerator(cfg) -> Accelerator:
     if precision == "auto":
         precision = os.environ.get("ACCELERATE_MIXED_PRECISION") or (
             "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "no")
-    accelerator = Accelerator(cpu=world > 1 and not torch.cuda.is_available(), mixed_precision=precision,
+    cpu_only = not torch.cuda.is_available() and not is_torch_xla_available()
+    accelerator = Accelerator(cpu=world > 1 and cpu_only, mixed_precision=precision,
                               gradient_accumulation_steps=cfg.grad_accum,
                               dynamo_backend="inductor" if cfg.compile else None)
-    if accelerator.num_processes != world:
+    # Launchers built on torchrun set WORLD_SIZE; where it is unset (one process, or TPU spawning)
+    # there is nothing to compare.
+    if "WORLD_SIZE" in os.environ and accelerator.num_processes != world:
         raise RuntimeError(f"launched as {world} processes, but accelerate sees {accelerator.num_processes}: "
                            "they would train unsynchronised copies. On CPU, launch with ACCELERATE_USE_CPU=1 "
                            "torchrun --nproc_per_node N -m minibert.pretrain ...")
@@ -78,11 +81,7 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
         vocab_path = prepare_vocab(cfg)
         train_dir, valid_dir = prepare_shards(cfg, vocab_path, "train"), prepare_shards(cfg, vocab_path, "valid")
     vocab = load_vocab(vocab_path)
-    model = model or BertForPreTraining(cfg.model_config(len(vocab)))
-    if model.config.vocab_size != len(vocab):
-        raise CheckpointError(f"the model's vocab_size is {model.config.vocab_size} but the vocabulary has {len(vocab)}")
-    if cfg.init_from and resume is None:
-        from_hf_state_dict(model, load_weights(resolve(cfg.init_from)), strict=True)
+    model = _model(cfg, model, len(vocab), resume)
     micro = micro_batch_size(cfg, accelerator.num_processes)
     optimizer, scheduler = build_optimizer(model, cfg, accelerator)
     model, optimizer, scheduler = _prepare(accelerator, cfg, model, optimizer, scheduler, micro)
@@ -99,27 +98,40 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     facts = _facts(cfg, accelerator, model, vocab, train_dir, micro, command)
     log.write("run", step=progress.step, tokens=progress.tokens, resumed=resume is not None, **facts)
 
-    loop = _Loop(cfg, accelerator, model, optimizer, scheduler, progress, log, micro, facts)
-    loop.vocab_path = vocab_path
-    loop.batches = iter(train_loader(cfg, train_dir, vocab, micro, accelerator.process_index,
-                                     accelerator.num_processes, start=progress.step * cfg.grad_accum))
-    loop.valid = eval_loader(cfg, valid_dir, vocab, micro, accelerator.process_index, accelerator.num_processes)
+    rank, world = accelerator.process_index, accelerator.num_processes
+    loop = _Loop(cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path,
+                 batches=iter(train_loader(cfg, train_dir, vocab, micro, rank, world, progress.step * cfg.grad_accum)),
+                 valid=eval_loader(cfg, valid_dir, vocab, micro, rank, world))
     try:
         metrics = loop.run()
     finally:
         log.close()
-    final = out / "final"
     if accelerator.is_main_process:
-        shutil.rmtree(final, ignore_errors=True)
-        shutil.copytree(checkpoints.completed(out)[-1] / "model", final)
-        write_card(final, cfg, facts, progress, metrics, command)
-        shutil.copy(log.path, final / "log.jsonl")
-        if cfg.export_to:
-            shutil.rmtree(cfg.export_to, ignore_errors=True)
-            shutil.copytree(final, cfg.export_to)
+        _publish(cfg, out, log, facts, progress, metrics, command)
     accelerator.wait_for_everyone()
     accelerator.end_training()
     return metrics
+
+
+def _model(cfg, model, vocab_size: int, resume) -> BertForPreTraining:
+    model = model or BertForPreTraining(cfg.model_config(vocab_size))
+    if model.config.vocab_size != vocab_size:
+        raise CheckpointError(f"the model's vocab_size is {model.config.vocab_size}, the vocabulary's {vocab_size}")
+    if cfg.init_from and resume is None:  # phase 2: phase 1's weights; optimizer and schedule afresh
+        from_hf_state_dict(model, load_weights(resolve(cfg.init_from)), strict=True)
+    return model
+
+
+def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
+    """final/: the last checkpoint's model and tokenizer, a model card and the log; and a copy at export_to."""
+    final = out / "final"
+    shutil.rmtree(final, ignore_errors=True)
+    shutil.copytree(checkpoints.completed(out)[-1] / "model", final)
+    write_card(final, cfg, facts, progress, metrics, command)
+    shutil.copy(log.path, final / "log.jsonl")
+    if cfg.export_to:
+        shutil.rmtree(cfg.export_to, ignore_errors=True)
+        shutil.copytree(final, cfg.export_to)
 
 
 def _prepare(accelerator, cfg, model, optimizer, scheduler, micro: int):
@@ -136,12 +148,15 @@ def _prepare(accelerator, cfg, model, optimizer, scheduler, micro: int):
 
 
 def _facts(cfg, accelerator, model, vocab, train_dir, micro, command) -> dict:
-    data = json.loads((Path(train_dir) / "complete.json").read_text()) if (Path(train_dir) / "complete.json").is_file() else {}
-    config = accelerator.unwrap_model(model).config
-    return dict(config=cfg.to_dict(), model_config=config.to_dict(), vocab_size=len(vocab),
+    """What the run's first log record says about it (folders of shards made elsewhere have no
+    complete.json, and so no corpus facts)."""
+    made = Path(train_dir) / "complete.json"
+    data = json.loads(made.read_text()) if made.is_file() else {}
+    unwrapped = accelerator.unwrap_model(model)
+    return dict(config=cfg.to_dict(), model_config=unwrapped.config.to_dict(), vocab_size=len(vocab),
                 ln_vocab=math.log(len(vocab)), unigram_entropy=data.get("unigram_entropy"),
-                train_instances=data.get("instances"), train_tokens=data.get("tokens"), corpus_sha256=data.get("corpus"),
-                parameters=sum(p.numel() for p in accelerator.unwrap_model(model).parameters()),
+                train_instances=data.get("instances"), train_tokens=data.get("tokens"),
+                corpus_sha256=data.get("corpus"), parameters=sum(p.numel() for p in unwrapped.parameters()),
                 processes=accelerator.num_processes, micro_batch=micro, device=_device_name(accelerator),
                 mixed_precision=accelerator.mixed_precision, torch=torch.__version__,
                 command=command or " ".join([os.path.basename(sys.executable)] + sys.argv))
@@ -156,9 +171,10 @@ def _device_name(accelerator) -> str:
 class _Loop:
     """The steps of a run, with logging, evaluation, checkpoints and the NaN/inf watchdog."""
 
-    def __init__(self, cfg, accelerator, model, optimizer, scheduler, progress, log, micro, facts):
+    def __init__(self, cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path,
+                 *, batches, valid):
         self.cfg, self.acc, self.model, self.optimizer, self.scheduler = cfg, accelerator, model, optimizer, scheduler
-        self.progress, self.log, self.micro = progress, log, micro
+        self.progress, self.log, self.vocab_path, self.batches, self.valid = progress, log, vocab_path, batches, valid
         self.config = accelerator.unwrap_model(model).config
         self.peak = cfg.peak_tflops or (peak_tflops(facts["device"]) if accelerator.device.type == "cuda" else None)
 
@@ -212,19 +228,23 @@ class _Loop:
         w["grad_norm"] = max(w["grad_norm"], grad_norm)
 
     def watchdog(self, loss, grad_norm) -> float:
-        """Stop before a non-finite update reaches the weights. The norm is of the all-reduced
-        gradients, so every process sees the same value and all stop together."""
-        value = float(grad_norm) if grad_norm is not None else float(loss)
-        if math.isfinite(value) and math.isfinite(float(loss)):
-            return value
+        """Stop before a non-finite update reaches the weights, on every process at once (each
+        process's verdict is summed over all of them). Under fp16 an infinite gradient norm with a
+        finite loss is the loss scaler's overflow, which skips the step and lowers the scale: that
+        is routine, not divergence."""
+        norm = float(grad_norm) if grad_norm is not None else 0.0
+        bad = torch.tensor([not math.isfinite(float(loss)), not math.isfinite(norm)], device=self.acc.device)
+        loss_bad, norm_bad = (bool(x) for x in self.acc.reduce(bad.float(), reduction="sum") > 0)
+        if not loss_bad and (not norm_bad or self.acc.mixed_precision == "fp16"):
+            return norm if not norm_bad else 0.0
         p, found = self.progress, checkpoints.completed(Path(self.cfg.out_dir))
-        last = f"the last good checkpoint is {found[-1]} (step {found[-1].name[5:].lstrip('0') or 0}); " \
-               f"continue from it with --resume {found[-1]}" if found else "no checkpoint was saved yet"
-        self.log.write("diverged", step=p.step, tokens=p.tokens, loss=float(loss), grad_norm=value)
+        last = (f"the last good checkpoint is {found[-1]}; continue from it with --resume {found[-1]}"
+                if found else "no checkpoint was saved yet")
+        self.log.write("diverged", step=p.step + 1, tokens=p.tokens, loss=float(loss), grad_norm=norm)
         raise TrainingDiverged(
-            f"step {p.step + 1}: the loss is {float(loss)} and the gradient norm {value}; the update was "
-            f"not applied and nothing was saved, so {last}. Usual causes: a learning rate too high for "
-            "the batch size or too short a warm-up, fp16 overflow (use bf16), or a corrupt batch.")
+            f"step {p.step + 1}: the loss is {float(loss)} and the gradient norm {norm} (on this process); the "
+            f"update was not applied and nothing was saved, so {last}. Usual causes: a learning rate too high "
+            "for the batch size or too short a warm-up, fp16 overflow (use bf16), or a corrupt batch.")
 
     def _new_window(self) -> dict:
         return dict(losses=torch.zeros(3, device=self.acc.device), counts=torch.zeros(2, device=self.acc.device),

@@ -42,13 +42,13 @@ def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float)
     """Training FLOPs per input token: 3x the forward (the backward costs twice the forward).
 
     Only matrix multiplies count (2 FLOPs per multiply-add); embeddings are lookups. Per layer and
-    token: Q, K, V and output projections 4·2H², the feed-forward 2·2HI, and attention itself 2·2TH
-    (scores QKᵀ and the weighted sum over T positions). The MLM head (2H² + 2HV) runs only at the
-    `predicted_fraction` of positions that are labelled, as minibert computes it; the pooler once
-    per sequence.
+    token: Q, K, V and output projections 4·2H², the feed-forward 2·2HF (F = intermediate_size),
+    and attention itself 2·2TH (scores QKᵀ and the weighted sum over T positions). The MLM head
+    (2H² + 2HV) runs only at the `predicted_fraction` of positions that are labelled, as minibert
+    computes it; the pooler once per sequence.
     """
-    H, I, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
-    per_layer = 8 * H * H + 4 * H * I + 4 * seq_len * H
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    per_layer = 8 * H * H + 4 * H * F + 4 * seq_len * H
     forward = L * per_layer + predicted_fraction * (2 * H * H + 2 * H * V) + 2 * H * H / seq_len
     return 3 * forward
 
