@@ -196,6 +196,20 @@ def test_gradient_accumulation_sees_the_same_batch_in_pieces(small, tmp_path):
     assert all(x["loss"] == pytest.approx(y["loss"], rel=2e-2) for x, y in zip(a, b, strict=True))
 
 
+def test_the_command_line_runs_a_preset_and_refuses_to_overwrite_it(small, tmp_path):
+    command = [sys.executable, "-m", "minibert.pretrain", "--config", "tiny", "--max-steps", "2",
+               "--warmup-steps", "1", "--batch-size", "4", "--eval-batches", "1", "--out-dir", str(tmp_path / "cli")]
+    for key in ("train_corpus", "valid_corpus", "cache_dir", "vocab_size"):
+        command += ["--" + key.replace("_", "-"), str(small[key])]
+    command += ["--no-progress", "--no-tensorboard"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert math.isfinite(json.loads(done.stdout)["mlm_loss"])
+    assert "--max-steps 2" in (tmp_path / "cli/final/README.md").read_text()  # the card quotes the command
+    again = subprocess.run(command, capture_output=True, text=True)
+    assert again.returncode == 1 and again.stderr.startswith("error: ") and "--resume auto" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
 def test_a_launch_that_accelerate_does_not_see_is_refused(monkeypatch):
     from minibert.pretrain import loop
 

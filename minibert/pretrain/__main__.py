@@ -14,8 +14,10 @@ import json
 import shlex
 import sys
 
+from ..checkpoint import CheckpointError
 from ..config import BertConfig, ConfigError
-from .loop import pretrain
+from .data import DataError
+from .loop import TrainingDiverged, pretrain
 from .recipes import RECIPES, PretrainConfig, recipe
 
 
@@ -72,9 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     try:
         cfg, resume = parse(argv)
-    except ConfigError as e:
-        sys.exit(f"error: {e}")
-    metrics = pretrain(cfg, resume=resume, command="python -m minibert.pretrain " + shlex.join(argv))
+        metrics = pretrain(cfg, resume=resume, command="python -m minibert.pretrain " + shlex.join(argv))
+    except (ConfigError, CheckpointError, DataError, FileExistsError, TrainingDiverged) as e:
+        sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
     print(json.dumps(metrics, indent=2))
 
 
