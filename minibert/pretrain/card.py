@@ -13,7 +13,7 @@ def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command:
     rows = [("MLM loss (held out)", loss + ")"), ("masked-token accuracy", f"{metrics['mlm_accuracy']:.1%}")]
     if "nsp_accuracy" in metrics:
         rows += [("NSP loss", f"{metrics['nsp_loss']:.3f}"), ("NSP accuracy", f"{metrics['nsp_accuracy']:.1%}")]
-    trained = ", trained on the corpus" if cfg.vocab == "train" else ""
+    vocab = "trained on the corpus" if cfg.vocab == "train" else cfg.vocab
     corpus = (f"`{cfg.train_corpus}`, sha256 {facts.get('corpus_sha256')}..., "
               f"{facts.get('train_instances') or 0:,} instances")
     text = f"""# minibert pre-trained with `{cfg.model}` sizes
@@ -30,7 +30,7 @@ sentence prediction. Loads with `minibert.BertForPreTraining.from_pretrained(fol
 |---|---|
 | layers L / hidden H / heads A | {m['num_hidden_layers']} / {m['hidden_size']} / {m['num_attention_heads']} |
 | parameters | {facts['parameters']:,} |
-| vocabulary | {facts['vocab_size']:,} WordPiece entries ({cfg.vocab}{trained}) |
+| vocabulary | {facts['vocab_size']:,} WordPiece entries ({vocab}) |
 | corpus | {corpus} |
 | seed | {cfg.seed} |
 | steps | {progress.step:,} of {cfg.batch_size} sequences of up to {cfg.max_seq_length} tokens |
