@@ -177,6 +177,7 @@ class _Loop:
         self.progress, self.log, self.vocab_path, self.batches, self.valid = progress, log, vocab_path, batches, valid
         self.config = accelerator.unwrap_model(model).config
         self.peak = cfg.peak_tflops or (peak_tflops(facts["device"]) if accelerator.device.type == "cuda" else None)
+        self.window = self._new_window()  # what happened since the last log record
 
     def run(self) -> dict:
         from tqdm.auto import tqdm
@@ -185,8 +186,7 @@ class _Loop:
         bar = tqdm(total=cfg.max_steps, initial=p.step, disable=not (cfg.progress and self.acc.is_main_process),
                    desc="pre-training", unit="step")
         if p.step == 0:
-            self.evaluate()
-        self.window = self._new_window()
+            self.evaluate()  # the untrained model: MLM loss ~ln V, NSP ~50%
         metrics = None
         while p.step < cfg.max_steps:
             self.step()
@@ -293,8 +293,7 @@ class _Loop:
 
     def _restart_clock(self) -> None:
         """Throughput counts training only, not the evaluation or saving just done."""
-        if hasattr(self, "window"):
-            self.window["start"] = time.perf_counter()
+        self.window["start"] = time.perf_counter()
 
     def window_open(self) -> bool:
-        return hasattr(self, "window") and self.window["steps"] > 0
+        return self.window["steps"] > 0
