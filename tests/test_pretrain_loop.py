@@ -178,7 +178,7 @@ def test_two_processes_train_one_model(small, tmp_path, report):
     one_log, two_log = read_log(one.out_dir, "train"), read_log(two, "train")
     assert [r["tokens"] for r in one_log] == [r["tokens"] for r in two_log] == [1024 * s for s in range(1, 7)]
     assert one_log[0]["loss"] == pytest.approx(two_log[0]["loss"], rel=1e-3)
-    assert all(a["loss"] == pytest.approx(b["loss"], rel=2e-2) for a, b in zip(one_log, two_log, strict=True))
+    assert all(a["loss"] == pytest.approx(b["loss"], rel=5e-3) for a, b in zip(one_log, two_log, strict=True))
     report(f"pretrain: 2 processes (gloo) vs 1: identical weights on both ranks; losses "
            f"{[round(r['loss'], 4) for r in read_log(two, 'train')]} vs "
            f"{[round(r['loss'], 4) for r in read_log(one.out_dir, 'train')]}")
