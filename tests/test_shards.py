@@ -83,6 +83,11 @@ def test_batches_are_padded_and_masked_statically_or_dynamically(corpus, tmp_pat
     real = torch.stack([torch.nn.functional.pad(r["input_ids"], (0, 128 - len(r["input_ids"]))) for r in rows])
     assert not torch.isin(real[selected], torch.tensor([101, 102, 0])).any()
     assert torch.equal(static(rows[::-1])["labels"], batch["labels"].flip(0))  # per instance, not per batch
+    # ... and not per batch width: a row masked alone gets the masks it gets beside longer rows.
+    row = max((i for i in range(16) if lengths[i] < lengths.max()), key=lengths.__getitem__)  # many masks
+    alone = static([rows[row]])
+    for key in ("input_ids", "labels"):  # which tokens, and what each became ([MASK], random, kept)
+        assert torch.equal(alone[key][0], batch[key][row, :lengths[row]]), key
     dynamic = MaskingCollator(**ids)
     assert not torch.equal(dynamic(rows)["labels"], dynamic(rows)["labels"])  # new masks each time
     loader = torch.utils.data.DataLoader(dataset, batch_size=8, collate_fn=dynamic)
