@@ -193,7 +193,7 @@ def test_gradient_accumulation_sees_the_same_batch_in_pieces(small, tmp_path):
     a, b = read_log(whole.out_dir, "train"), read_log(pieces.out_dir, "train")
     assert read_log(pieces.out_dir)[0]["micro_batch"] == 2 and [r["tokens"] for r in a] == [r["tokens"] for r in b]
     assert a[0]["loss"] == pytest.approx(b[0]["loss"], rel=1e-3)  # a mean of 4 means vs one mean
-    assert all(x["loss"] == pytest.approx(y["loss"], rel=2e-2) for x, y in zip(a, b, strict=True))
+    assert all(x["loss"] == pytest.approx(y["loss"], rel=5e-3) for x, y in zip(a, b, strict=True))
 
 
 def test_the_command_line_runs_a_preset_and_refuses_to_overwrite_it(small, tmp_path):
