@@ -184,6 +184,29 @@ def test_two_processes_train_one_model(small, tmp_path, report):
            f"{[round(r['loss'], 4) for r in read_log(one.out_dir, 'train')]}")
 
 
+def test_phase_two_starts_from_phase_one_weights(small, tmp_path):
+    """The paper's two phases in miniature: 64 tokens, then 128 from phase 1's final weights."""
+    one = settings(small, tmp_path / "p1", max_steps=40, warmup_steps=4, lr=2e-3, max_seq_length=64, eval_batches=4)
+    pretrain(one)
+    two = settings(small, tmp_path / "p2", max_steps=1, warmup_steps=1, eval_batches=4,
+                   init_from=str(tmp_path / "p1/final"))
+    pretrain(two)
+    header, start = read_log(two.out_dir)[0], read_log(two.out_dir, "eval")[0]
+    assert header["config"]["max_seq_length"] == 128 and start["step"] == 0
+    assert start["mlm_loss"] < header["ln_vocab"] - 0.5  # a fresh model starts at ~ln V
+    with pytest.raises(CheckpointError, match="mismatched shapes"):  # phase 1 of another vocabulary
+        pretrain(settings(small, tmp_path / "p3", vocab_size=1500, max_steps=1, init_from=str(tmp_path / "p1/final")))
+
+
+def test_a_compiled_run_saves_plain_weights(small, tmp_path):
+    """--compile (torch.compile through accelerate) trains the same model and saves it in the
+    plain Hugging Face layout, not under the compiled wrapper's "_orig_mod." names."""
+    cfg = settings(small, tmp_path / "compiled", compile=True, max_steps=2, warmup_steps=1, batch_size=4,
+                   eval_batches=1, max_seq_length=32)
+    pretrain(cfg)
+    minibert.BertForPreTraining.from_pretrained(tmp_path / "compiled/final", strict=True)
+
+
 def test_gradient_accumulation_sees_the_same_batch_in_pieces(small, tmp_path):
     common = dict(max_steps=3, warmup_steps=1, batch_size=8, log_every=1, eval_every=3, save_every=3,
                   eval_batches=2, model_overrides={"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0})

@@ -63,7 +63,8 @@ def save(accelerator, model, cfg, progress: Progress, vocab: Path, lowercase: bo
 
 def export_model(accelerator, model, folder: Path, vocab: Path, lowercase: bool) -> Path:
     """The weights (gathered from every process under FSDP/DeepSpeed) and the tokenizer, HF layout."""
-    state = accelerator.get_state_dict(model)
+    # With --compile the state dict is the compiled wrapper's: every key starts with "_orig_mod.".
+    state = {k.removeprefix("_orig_mod."): v for k, v in accelerator.get_state_dict(model).items()}
     unwrapped = accelerator.unwrap_model(model)
     unwrapped.save_pretrained(folder, state_dict=state)
     Tokenizer.from_vocab(vocab, lowercase=lowercase).save(folder)
