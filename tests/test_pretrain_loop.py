@@ -23,7 +23,7 @@ COURSE = Path("data/corpus")
 
 @pytest.fixture(scope="session")
 def small(tmp_path_factory):
-    """The first 150 documents of the course corpus (~550k words) and its held-out split, with an
+    """The first 150 documents of the course corpus (~610k words) and its held-out split, with an
     own 2,000-entry vocabulary: CI-sized, but real text."""
     if not (COURSE / "train.txt").is_file():
         pytest.fail("the course corpus is missing: run `make setup` first")
