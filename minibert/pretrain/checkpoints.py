@@ -50,8 +50,9 @@ def save(accelerator, model, cfg, progress: Progress, vocab: Path, lowercase: bo
     """Every process writes its part of the state; the main process writes the rest, then COMPLETE."""
     folder = Path(cfg.out_dir) / "checkpoints" / f"step-{progress.step:07d}"
     accelerator.save_state(str(folder / "state"))
+    state = accelerator.get_state_dict(model)  # gathered: a collective under FSDP and ZeRO-3
     if accelerator.is_main_process:
-        export_model(accelerator, model, folder / "model", vocab, lowercase)
+        export_model(accelerator.unwrap_model(model), state, folder / "model", vocab, lowercase)
         (folder / "pretrain_config.json").write_text(cfg.to_json(), encoding="utf-8")
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
@@ -61,12 +62,10 @@ def save(accelerator, model, cfg, progress: Progress, vocab: Path, lowercase: bo
     return folder
 
 
-def export_model(accelerator, model, folder: Path, vocab: Path, lowercase: bool) -> Path:
-    """The weights (gathered from every process under FSDP/DeepSpeed) and the tokenizer, HF layout."""
+def export_model(model, state: dict, folder: Path, vocab: Path, lowercase: bool) -> Path:
+    """The weights and the tokenizer in the Hugging Face layout."""
     # With --compile the state dict is the compiled wrapper's: every key starts with "_orig_mod.".
-    state = {k.removeprefix("_orig_mod."): v for k, v in accelerator.get_state_dict(model).items()}
-    unwrapped = accelerator.unwrap_model(model)
-    unwrapped.save_pretrained(folder, state_dict=state)
+    model.save_pretrained(folder, state_dict={k.removeprefix("_orig_mod."): v for k, v in state.items()})
     Tokenizer.from_vocab(vocab, lowercase=lowercase).save(folder)
     return folder
 
