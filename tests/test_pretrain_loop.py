@@ -71,12 +71,17 @@ def test_a_short_run_learns_and_leaves_a_loadable_model(small, tmp_path, report)
     assert cfg.train_corpus in card and f"{metrics['mlm_accuracy']:.1%}" in card and "| steps | 100 of 32" in card
 
 
-def test_a_run_that_cannot_learn_is_diagnosed(small, tmp_path):
-    """A real run with a learning rate too small to move anything: the log it leaves is named."""
+def test_runs_that_cannot_learn_are_diagnosed(small, tmp_path):
+    """Real runs with a learning rate far too small, or far too large: the logs they leave are named."""
     cfg = settings(small, tmp_path / "stuck", lr=1e-9, warmup_steps=0, max_steps=12, batch_size=8,
                    eval_every=4, eval_batches=2)
     pretrain(cfg)
     assert "mlm_at_ln_v" in [f.signature for f in diagnose(cfg.out_dir)]
+    # ... and one whose learning rate blows it up (no clipping): loss 9.7 -> 45,000 at step 2.
+    cfg = settings(small, tmp_path / "blown", lr=30.0, warmup_steps=0, max_grad_norm=1e9, max_steps=4,
+                   batch_size=8, log_every=1, eval_every=4, eval_batches=1)
+    pretrain(cfg)
+    assert [f.signature for f in diagnose(cfg.out_dir)] == ["exploding_gradients"]
 
 
 class Killed(Exception):

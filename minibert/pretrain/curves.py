@@ -11,7 +11,8 @@ seen; `diagnose(my_run)` names what is wrong, in words:
 - NSP stuck at 50%: the NSP head learns nothing (labels shuffled apart from their pairs, [CLS]
   not reaching the pooler).
 - NSP at 100%: the task leaks (NotNext pairs differ in length or padding from IsNext ones).
-- Exploding gradient norm: the norm jumps far above its running level, or stops being finite.
+- Exploding gradients: the norm jumps far above its running level or stops being finite, or the
+  loss climbs above ln(V) (worse than guessing).
 """
 
 from __future__ import annotations
@@ -102,18 +103,23 @@ def diagnose(run, *, patience: int = 3) -> list[Finding]:
         step = next(r["step"] for r in records if r["kind"] == "eval" and r.get("nsp_accuracy", 0) >= 0.995)
         findings.append(Finding("nsp_perfect", step, "NSP accuracy reached 100%: the task leaks. IsNext and "
                                 "NotNext pairs must not differ in length, padding or token types."))
-    findings += _gradient_findings(records)
+    findings += _gradient_findings(records, ln_v)
     return findings
 
 
-def _gradient_findings(records: list[dict], factor: float = 10.0, settle: int = 5) -> list[Finding]:
-    norms = [(r["step"], r["grad_norm"]) for r in records if r["kind"] == "train"]
-    for k, (step, norm) in enumerate(norms):
-        earlier = [n for _, n in norms[:k]]
-        if not math.isfinite(norm) or (len(earlier) >= settle and norm > factor * statistics.median(earlier)):
-            return [Finding("exploding_gradients", step, f"gradient norm {norm:.3g} against a running median of "
-                            f"{statistics.median(earlier) if earlier else float('nan'):.3g}: lower the learning rate "
-                            "or lengthen the warm-up; clipping (max_grad_norm) hides but does not cure it.")]
+def _gradient_findings(records: list[dict], ln_v: float, factor: float = 20.0) -> list[Finding]:
+    """A gradient norm `factor` times its running median, or not finite, or a training MLM loss
+    above ln V + 1 (worse than a uniform guess: the weights have blown up). Healthy reference runs
+    peak at 7x their running median, early in the warm-up."""
+    train = [r for r in records if r["kind"] == "train"]
+    for k, r in enumerate(train):
+        earlier = statistics.median(t["grad_norm"] for t in train[:k]) if k else math.nan
+        norm = r["grad_norm"]
+        if not math.isfinite(norm) or norm > factor * earlier or r.get("mlm_loss", 0.0) > ln_v + 1:
+            return [Finding("exploding_gradients", r["step"], f"gradient norm {norm:.3g} against a running "
+                            f"median of {earlier:.3g}, MLM loss {r.get('mlm_loss', math.nan):.3g} against ln V = "
+                            f"{ln_v:.2f}: lower the learning rate or lengthen the warm-up; clipping "
+                            "(max_grad_norm) hides but does not cure it.")]
     if any(r["kind"] == "diverged" for r in records):
         step = next(r["step"] for r in records if r["kind"] == "diverged")
         return [Finding("exploding_gradients", step, "the run diverged (non-finite loss or gradient).")]
