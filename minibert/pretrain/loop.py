@@ -277,16 +277,16 @@ class _Loop:
         return loss
 
     def evaluate(self) -> dict:
-        if self.window_open():
-            self._flush()
+        if self.window_open():  # log the steps since the last record first: no step goes unlogged
+            self.log_train()
         metrics = evaluate(self.model, self.valid, self.acc, nsp=self.cfg.nsp)
         self.log.write("eval", step=self.progress.step, tokens=self.progress.tokens, **metrics)
         self._restart_clock()
         return metrics
 
     def save(self) -> None:
-        if self.window_open():
-            self._flush()
+        if self.window_open():  # the tokens seen must be counted before they are saved
+            self.log_train()
         folder = checkpoints.save(self.acc, self.model, self.cfg, self.progress, self.vocab_path, self.cfg.lowercase)
         self.log.write("checkpoint", step=self.progress.step, tokens=self.progress.tokens, path=str(folder))
         self._restart_clock()
