@@ -240,6 +240,7 @@ def test_the_command_line_runs_a_preset_and_refuses_to_overwrite_it(small, tmp_p
     command += ["--no-progress", "--no-tensorboard"]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     assert math.isfinite(json.loads(done.stdout)["mlm_loss"])
+    assert "no known failure signature in the log" in done.stderr
     assert "--max-steps 2" in (tmp_path / "cli/final/README.md").read_text()  # the card quotes the command
     again = subprocess.run(command, capture_output=True, text=True)
     assert again.returncode == 1 and again.stderr.startswith("error: ") and "--resume auto" in again.stderr

@@ -14,8 +14,11 @@ import json
 import shlex
 import sys
 
+from accelerate import PartialState
+
 from ..checkpoint import CheckpointError
 from ..config import BertConfig, ConfigError
+from .curves import diagnose
 from .data import DataError
 from .loop import TrainingDiverged, pretrain
 from .recipes import RECIPES, PretrainConfig, recipe
@@ -77,7 +80,11 @@ def main(argv: list[str] | None = None) -> None:
         metrics = pretrain(cfg, resume=resume, command="python -m minibert.pretrain " + shlex.join(argv))
     except (ConfigError, CheckpointError, DataError, FileExistsError, TrainingDiverged) as e:
         sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
-    print(json.dumps(metrics, indent=2))
+    if PartialState().is_main_process:  # one report, however many processes ran
+        print(json.dumps(metrics, indent=2))
+        findings = diagnose(cfg.out_dir)
+        print("\n".join(f"warning: {f}" for f in findings) or "no known failure signature in the log "
+              f"(compare the curves: minibert.pretrain.plot_run({cfg.out_dir!r}))", file=sys.stderr)
 
 
 if __name__ == "__main__":
