@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from timing import write_results
+
 ONE_RUN = """
 import json, resource, sys, time
 from minibert.checkpoint import minilm_path
@@ -73,8 +75,7 @@ def main():
         rate = r["instances"] / r["seconds"]
         print(f"| {r['scale']}x | {r['mb']:.0f} | {r['instances']:,} | {r['seconds']:.1f} | {rate:,.0f} "
               f"| {rate / args.workers:,.0f} | {r['main_peak_mb']:.0f} | {r['worker_peak_mb']:.0f} |")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    write_results(args.json, results)
 
 
 if __name__ == "__main__":

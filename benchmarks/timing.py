@@ -1,9 +1,11 @@
-"""Timing shared by the benchmarks: interleaved rounds and paired ratios."""
+"""Timing shared by the benchmarks: interleaved rounds, paired ratios, and how they are reported."""
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
+from pathlib import Path
 
 
 def interleaved(fns: dict, warmup: int, rounds: int) -> dict[str, list[float]]:
@@ -27,3 +29,15 @@ def paired_ratio(ours: list[float], base: list[float]) -> tuple[float, tuple[flo
     ratios = sorted(b / o for o, b in zip(ours, base))
     q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (ratios[0],) * 3
     return statistics.median(ratios), (q1, q3)
+
+
+def ratio_cell(r: dict) -> str:
+    """A table cell for a paired ratio and its IQR: "1.27x (1.23-1.47)"."""
+    return f"{r['ratio']:.2f}x ({r['ratio_iqr'][0]:.2f}-{r['ratio_iqr'][1]:.2f})"
+
+
+def write_results(path: str | None, results) -> None:
+    """--json PATH: the whole results, for comparing runs."""
+    if path:
+        Path(path).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        print(f"\nresults written to {path}")

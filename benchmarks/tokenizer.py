@@ -21,7 +21,6 @@ Run:  python benchmarks/tokenizer.py
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -30,7 +29,7 @@ import tokenizers
 
 import minibert
 from real_text import real_lines
-from timing import interleaved, paired_ratio
+from timing import interleaved, paired_ratio, ratio_cell, write_results
 
 
 def load_raw(path) -> tokenizers.Tokenizer:
@@ -125,15 +124,11 @@ def main():
     print("| measurement | minibert MB/s | tokenizers MB/s | minibert / tokenizers (IQR) |")
     print("|---|---:|---:|---:|")
     for name, r in rows.items():
-        print(f"| {name} | {r['ours_mb_per_s']:.2f} | {r['base_mb_per_s']:.2f} "
-              f"| {r['ratio']:.2f}x ({r['ratio_iqr'][0]:.2f}-{r['ratio_iqr'][1]:.2f}) |")
+        print(f"| {name} | {r['ours_mb_per_s']:.2f} | {r['base_mb_per_s']:.2f} | {ratio_cell(r)} |")
     print(f"\npure-Python reference (fast=False), {ref['lines']:,} lines, {ref['mb']:.2f} MB: "
           f"{ref['reference_mb_per_s']:.3f} MB/s; the fast path is {ref['fast_over_reference']:.0f}x faster there "
           f"({ref['fast_mb_per_s']:.2f} MB/s)")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=2)
-        print(f"\nresults written to {args.json}")
+    write_results(args.json, results)
 
 
 if __name__ == "__main__":

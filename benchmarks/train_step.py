@@ -20,7 +20,6 @@ Run:  python benchmarks/train_step.py          (or `make benchmark`)
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 
@@ -28,7 +27,7 @@ import torch
 import transformers
 
 import minibert
-from timing import interleaved, paired_ratio
+from timing import interleaved, paired_ratio, ratio_cell, write_results
 
 CLS, SEP = 101, 102
 IGNORE_INDEX = -100
@@ -158,11 +157,8 @@ def main():
         if r is None:
             continue
         print(f"| {name} | {r['minibert_tokens_per_s']:,.0f} | {r['transformers_tokens_per_s']:,.0f} "
-              f"| {r['ratio']:.2f}x ({r['ratio_iqr'][0]:.2f}-{r['ratio_iqr'][1]:.2f}) |")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=2)
-        print(f"\nresults written to {args.json}")
+              f"| {ratio_cell(r)} |")
+    write_results(args.json, results)
 
 
 if __name__ == "__main__":
