@@ -52,6 +52,12 @@ class ConfigError(ValueError):
     """A config that does not describe a BERT minibert can build."""
 
 
+def did_you_mean(name: str, known) -> str:
+    """A misspelt name, quoted, with the closest known one: "'hiden_size' (did you mean 'hidden_size'?)"."""
+    match = difflib.get_close_matches(name, known, 1)
+    return f"{name!r} (did you mean {match[0]!r}?)" if match else repr(name)
+
+
 @dataclass
 class BertConfig:
     # The eleven fields of Google's bert_config.json (defaults: BERT-BASE, uncased vocab).
@@ -107,9 +113,7 @@ class BertConfig:
         unknown = [k for k in d if k not in known and k not in _HF_BOOKKEEPING
                    and k not in _HF_MUST_EQUAL and not k.startswith("_")]
         if unknown:
-            hints = [f"{k!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1))
-                     else repr(k) for k in unknown]
-            raise ConfigError(f"unknown config field(s): {', '.join(hints)}")
+            raise ConfigError(f"unknown config field(s): {', '.join(did_you_mean(k, known) for k in unknown)}")
         for key, plain in _HF_MUST_EQUAL.items():
             if key in d and d[key] != plain:
                 raise ConfigError(f"{key}={d[key]!r} is not plain BERT; minibert supports {key}={plain!r} only")

@@ -27,9 +27,15 @@ NPM_MISSING = (
 
 
 def sha256_of(data: bytes | Path) -> str:
+    """Of bytes, or of a file read in blocks (a user's pre-training corpus may be gigabytes)."""
+    h = hashlib.sha256()
     if isinstance(data, Path):
-        data = data.read_bytes()  # the largest is a 28 MB wheel
-    return hashlib.sha256(data).hexdigest()
+        with open(data, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    else:
+        h.update(data)
+    return h.hexdigest()
 
 
 def npm_filename(package: str) -> str:

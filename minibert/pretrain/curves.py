@@ -17,9 +17,9 @@ seen; `diagnose(my_run)` names what is wrong, in words:
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,10 +111,12 @@ def _gradient_findings(records: list[dict], ln_v: float, factor: float = 20.0) -
     """A gradient norm `factor` times its running median, or not finite, or a training MLM loss
     above ln V + 1 (worse than a uniform guess: the weights have blown up). Healthy reference runs
     peak at 7x their running median, early in the warm-up."""
-    train = [r for r in records if r["kind"] == "train"]
-    for k, r in enumerate(train):
-        earlier = statistics.median(t["grad_norm"] for t in train[:k]) if k else math.nan
+    earlier_norms = []  # kept sorted, so the running median is a lookup, not a sort per record
+    for r in (r for r in records if r["kind"] == "train"):
+        n = len(earlier_norms)
+        earlier = (earlier_norms[(n - 1) // 2] + earlier_norms[n // 2]) / 2 if n else math.nan
         norm = r["grad_norm"]
+        bisect.insort(earlier_norms, norm)
         if not math.isfinite(norm) or norm > factor * earlier or r.get("mlm_loss", 0.0) > ln_v + 1:
             return [Finding("exploding_gradients", r["step"], f"gradient norm {norm:.3g} against a running "
                             f"median of {earlier:.3g}, MLM loss {r.get('mlm_loss', math.nan):.3g} against ln V = "

@@ -26,6 +26,7 @@ import torch
 
 from ..checkpoint import minilm_path
 from ..config import ConfigError
+from ..corpus.fetch import sha256_of
 from ..shards import MaskingCollator, ShardDataset, write_shards
 from ..tokenizer import load_vocab, train_wordpiece
 from ..tokenizer.vocab import SPECIAL_TOKENS
@@ -37,11 +38,7 @@ class DataError(FileNotFoundError):
 
 def digest(path: Path) -> str:
     """The first 16 hex digits of a file's sha256: names cache entries after their content."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
+    return sha256_of(path)[:16]
 
 
 def _corpus(path: str, what: str) -> Path:

@@ -38,9 +38,8 @@ class RunLog:
         """On resume from step k, drop the records a killed run wrote after its checkpoint at k,
         so the log reads as one run."""
         if self.enabled and self.path.is_file():
-            kept = [line for line in self.path.read_text(encoding="utf-8").splitlines()
-                    if json.loads(line).get("step", 0) <= step and json.loads(line)["kind"] != "end"]
-            self.path.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+            kept = [r for r in read_log(self.path) if r.get("step", 0) <= step and r["kind"] != "end"]
+            self.path.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
 
     def close(self) -> None:
         if self.writer is not None:
@@ -50,8 +49,6 @@ class RunLog:
 def _plain(value):
     if hasattr(value, "item"):  # a tensor or numpy scalar
         return value.item()
-    if isinstance(value, tuple):
-        return list(value)
     return str(value)
 
 

@@ -14,12 +14,11 @@ of the steps of sequence of 512". So BASE and LARGE are two presets each: `base`
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import PRESETS, BertConfig, ConfigError
+from ..config import PRESETS, BertConfig, ConfigError, did_you_mean
 
 
 @dataclass
@@ -145,13 +144,9 @@ for _size in ("base", "large"):  # phase 2: 10% of the steps at 512 tokens, from
 def recipe(name: str, **overrides) -> PretrainConfig:
     """A preset by name, with fields replaced; unknown names and fields are errors that say why."""
     if name not in RECIPES:
-        hint = difflib.get_close_matches(name, RECIPES, 1)
-        raise ConfigError(f"unknown config {name!r}{f' (did you mean {hint[0]!r}?)' if hint else ''}; "
-                          f"the presets are {', '.join(RECIPES)}")
+        raise ConfigError(f"unknown config {did_you_mean(name, RECIPES)}; the presets are {', '.join(RECIPES)}")
     known = {f.name for f in dataclasses.fields(PretrainConfig)}
     unknown = [k for k in overrides if k not in known]
     if unknown:
-        hints = [f"{k!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1)) else repr(k)
-                 for k in unknown]
-        raise ConfigError(f"unknown setting(s): {', '.join(hints)}")
+        raise ConfigError(f"unknown setting(s): {', '.join(did_you_mean(k, known) for k in unknown)}")
     return PretrainConfig(**{**RECIPES[name], **overrides})
