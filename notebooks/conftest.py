@@ -1,0 +1,36 @@
+"""nbval settings for the chapters: the kernel's environment, the sanitize file, per-chapter times."""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from execute import kernel_environment  # noqa: E402
+
+# Each chapter should run in 3 minutes on a 2-core machine; a slower one is named in the summary.
+BUDGET_SECONDS = 180
+_seconds: dict[str, float] = defaultdict(float)
+
+
+def pytest_configure(config):
+    kernel_environment()  # the kernel nbval starts inherits it
+    if getattr(config.option, "nbval_sanitize_with", None) is None:
+        config.option.nbval_sanitize_with = str(HERE / "sanitize.cfg")
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split("::")[0]
+    if path.endswith(".ipynb"):
+        _seconds[path] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _seconds:
+        return
+    terminalreporter.section("chapter times (nbval, this machine)")
+    for path, seconds in sorted(_seconds.items()):
+        over = f"  over the {BUDGET_SECONDS} s budget" if seconds > BUDGET_SECONDS else ""
+        terminalreporter.write_line(f"{seconds:7.1f} s  {path}{over}")
