@@ -31,6 +31,7 @@ from .corpus.common import CorpusError, Source
 from .corpus.fetch import fetch
 
 CACHE = Path(__file__).resolve().parents[1] / "data" / "cache" / "js"
+BERTVIZ_PACKAGE = "bertviz==1.4.1"  # installed with --no-deps (Makefile): we use its JavaScript only
 
 
 def _library(name: str, package: str, member: str, sha256: str, licence: str) -> Source:
@@ -65,10 +66,10 @@ def _bertviz_js(view: str) -> str:
     spec = importlib.util.find_spec("bertviz")  # found, not imported: only its JavaScript is used
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError(f"bertviz is not installed: {SETUP_HINT} "
-                                  "(it installs bertviz==1.4.1 with --no-deps)")
+                                  f"(it runs `pip install --no-deps {BERTVIZ_PACKAGE}`)")
     js = (Path(spec.submodule_search_locations[0]) / f"{view}.js").read_text(encoding="utf-8")
     # Drop the require.config block that points at the CDN; our `requirejs` below hands over the libraries.
-    return re.sub(r"require\.config\(\{.*?\}\);", "", js, count=1, flags=re.S)
+    return re.sub(r"require\.config\(\{.*?\}\);", "", js, count=1, flags=re.DOTALL)
 
 
 def _attention_data(attentions: Sequence[torch.Tensor], tokens: Sequence[str], layers, sentence_b_start,

