@@ -24,7 +24,7 @@ IGNORE_INDEX = -100  # the label cross_entropy skips
 
 def num_to_predict(num_candidates: int, mlm_probability: float, max_predictions: int | None) -> int:
     """How many tokens a sequence gets to predict: `round(15% of the candidates)`, at least one, at
-    most `max_predictions` (Google's max_predictions_per_seq: 20 at length 128, 80 at 512).
+    most `max_predictions` (Google's max_predictions_per_seq: 20 at length 128; 80 at 512 is NVIDIA's choice).
     Google's code takes the 15% of the whole sequence, [CLS] and [SEP] included; minibert takes it
     of the tokens that can actually be masked."""
     k = max(1, round(num_candidates * mlm_probability)) if num_candidates else 0

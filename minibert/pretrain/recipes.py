@@ -39,7 +39,7 @@ class PretrainConfig:
     nsp: bool = True  # False: MLM only (the paper's "No NSP" ablation)
     masking: str = "dynamic"  # "dynamic": new masks every epoch; "static": the same masks every epoch (BERT)
     mlm_probability: float = 0.15
-    max_predictions: int = 20  # per sequence: 20 at 128 tokens, 80 at 512 (Google's README)
+    max_predictions: int = 20  # per sequence: 20 at 128 tokens (Google); 80 at 512 is NVIDIA's, ≈ 512 × 0.15
     whole_word: bool = False
     cache_dir: str = "data/cache/pretrain"  # vocabularies and shards, reused across runs
     # --- optimisation (BERT's recipe)
