@@ -72,7 +72,7 @@ def attention_heatmap(probs, tokens: Sequence[str], *, ax=None, title: str | Non
 
 
 def attention_heads(probs, tokens: Sequence[str], *, heads: Sequence[int] | None = None, ncols: int = 4,
-                    size: float = 2.4, title: str | None = None):
+                    size: float = 2.1, title: str | None = None):
     """A grid of one layer's heads: `probs` is (nh, T, T). Token labels on the left column and
     bottom row only. Returns the figure."""
     import matplotlib.pyplot as plt

@@ -34,6 +34,7 @@ def _tags(cell):
 def _texts(output):
     data = output.get("data", {})
     yield output.get("text", "")
+    yield "\n".join(output.get("traceback", []))  # `%xmode Minimal` keeps file paths out of it
     for mime in ("text/plain", "text/html", "application/javascript"):
         yield "".join(data.get(mime, ""))
 
