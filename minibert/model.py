@@ -24,7 +24,9 @@ from .config import BertConfig
 from .inputs import check_inputs
 
 ACTIVATIONS = {  # factories, so that every layer owns its module (hooks stay per layer)
-    "gelu": nn.GELU,  # exact erf GELU, as Google's and Hugging Face's BERT
+    # Exact erf GELU, as Hugging Face's "gelu" and Google's first release; Google's modeling.py later
+    # switched to the tanh approximation, which configs call "gelu_new" (they differ by < 5e-4).
+    "gelu": nn.GELU,
     "gelu_new": partial(nn.GELU, approximate="tanh"),
     "gelu_pytorch_tanh": partial(nn.GELU, approximate="tanh"),
     "relu": nn.ReLU,
