@@ -7,8 +7,10 @@ A and B, and for half of them replace B by text from another document (NotNext).
 
     [CLS] A [SEP] B [SEP]      token types 0 ... 0 1 ... 1
 
-Two details keep the model from learning shortcuts: 10% of instances get a shorter random target
-length (`short_seq_prob`), so short fine-tuning inputs are not a surprise; and when B is replaced,
+Two details keep the model from learning shortcuts: in 10% of passes over a document
+(`short_seq_prob`, drawn once per document as in Google's code) its instances get a shorter random
+target length, so short fine-tuning inputs are not a surprise (a short target cuts its document into
+more instances, so their share of instances is higher: chapter 04 measures it); and when B is replaced,
 the sentences the chunk did not use are put back, so no text is wasted.
 
 Two departures from Google's code, both so that the NSP label means what it says: a NotNext B

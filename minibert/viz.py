@@ -158,6 +158,8 @@ def masking_view(seen: Sequence[str], kinds: Sequence[str], *, originals: Sequen
     unknown = sorted(set(kinds) - set(MASKING_COLOURS))
     if unknown:
         raise ValueError(f"unknown kinds {unknown}; use {list(MASKING_COLOURS)} (see masking_kinds)")
+    seen = _drawable(seen)
+    originals = None if originals is None else _drawable(originals)
     lines, line, used = [], [], 0  # greedy wrapping by characters: the font is monospaced
     for i, token in enumerate(seen):
         cost = max(len(token), len(originals[i]) if originals is not None else 0) + 2
@@ -195,6 +197,16 @@ def plot_run(run=None, reference: str | None = "tiny", **kwargs):
     from .pretrain.curves import plot_run as _plot_run
 
     return _plot_run(run, reference, **kwargs)
+
+
+def _drawable(tokens: Sequence[str]) -> list[str]:
+    """Characters the monospace font has no glyph for (a random replacement may be any of the vocab's
+    scripts) written as U+XXXX, instead of an empty box and a warning at draw time."""
+    from matplotlib.font_manager import FontProperties, findfont
+    from matplotlib.ft2font import FT2Font
+
+    font = FT2Font(findfont(FontProperties(family="monospace")))
+    return ["".join(c if font.get_char_index(ord(c)) else f"U+{ord(c):04X}" for c in t) for t in tokens]
 
 
 def against_theory(measured: dict, theory: dict, *, name: str = "", digits: int = 4, source: str | None = None):

@@ -2,6 +2,7 @@
 
 import re
 import shutil
+import warnings
 import subprocess
 
 import matplotlib
@@ -129,3 +130,13 @@ def test_bertviz_bad_input(real_attention, monkeypatch, tmp_path):
     monkeypatch.setattr(attention_view, "CACHE", tmp_path)
     with pytest.raises(FileNotFoundError, match="make setup"):
         attention_view.view_html("head_view", attentions, tokens)
+
+
+def test_masking_view_draws_any_script():
+    """A random replacement can come from any script of the vocab; the font may have no glyph for it."""
+    ax = viz.masking_view(["the", "わ", "cat"], ["untouched", "random", "kept"], originals=["the", "dog", "cat"])
+    assert [t.get_text() for t in ax.texts][:2] == ["the", "U+308F"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font" would be raised here
+        ax.figure.canvas.draw()
+    plt.close("all")

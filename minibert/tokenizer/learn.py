@@ -5,7 +5,7 @@ This file does the same kind of work slowly, in plain Python, so every step can 
 
     counts = word_counts(texts)           # {"hugs": 5, ...}: words after BERT's normalisation
     splits = initial_splits(counts)       # {"hugs": ["h", "##u", "##g", "##s"], ...}
-    scores = pair_scores(counts, splits)  # {("h", "##u"): 0.02, ...}
+    scores = pair_scores(counts, splits)  # {("h", "##u"): 0.028, ...}
     splits = merge_pair(best, splits)     # "h" "##u" -> "hu" in every word
     vocab  = learn_wordpiece(texts, vocab_size=100)
 
