@@ -58,9 +58,11 @@ test: setup
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); code=$$?; \
 	if [ $$code -eq 5 ]; then echo "make test: pytest collected no tests; failing"; fi; exit $$code
 
-# Run every chapter top to bottom and store it with its outputs (after changing a chapter or the package).
+# Run every chapter and exercise solution top to bottom and store it with its outputs (after changing
+# one or the package), then make the learner's exercise notebooks from the solutions.
 notebooks: setup
 	$(BIN)/python notebooks/execute.py
+	$(BIN)/python exercises/build.py
 
 benchmark: setup
 	$(BIN)/python benchmarks/train_step.py

@@ -1,6 +1,6 @@
 """Run chapters top to bottom in a fresh kernel and store them with their outputs.
 
-    python notebooks/execute.py                      # every chapter
+    python notebooks/execute.py                      # every chapter and every exercise solution
     python notebooks/execute.py notebooks/01_*.ipynb  # some
 
 This is how the stored outputs are made: one clean run, execution counts 1..n, in this environment's
@@ -51,7 +51,8 @@ def execute(path: Path, timeout: int = 600) -> float:
 
 def main(paths: list[str]) -> None:
     kernel_environment()
-    notebooks = [Path(p).resolve() for p in paths] or sorted(HERE.glob("[0-9][0-9]_*.ipynb"))
+    notebooks = [Path(p).resolve() for p in paths] or (
+        sorted(HERE.glob("[0-9][0-9]_*.ipynb")) + sorted((HERE.parent / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb")))
     for path in notebooks:
         print(f"{path.name}: running", flush=True)
         print(f"{path.name}: {execute(path):.1f} s", flush=True)

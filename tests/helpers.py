@@ -27,3 +27,20 @@ def random_batch(config, B=3, T=12, seed=0, mask_prob=0.15):
     next_sentence_label = torch.randint(0, 2, (B,), generator=g)
     return dict(input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask,
                 labels=labels, next_sentence_label=next_sentence_label)
+
+
+def exercise_functions(notebook) -> dict:
+    """The functions an exercise notebook defines: its set-up cell and every cell holding an exercise
+    run in one namespace (magics left out). From a solutions notebook: the solutions; from a learner's
+    notebook: the stubs."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    namespace: dict = {}
+    for i, cell in enumerate(code):
+        holds_exercise = "### BEGIN SOLUTION" in cell.source or "raise NotImplementedError(\"Exercise" in cell.source
+        if i == 0 or holds_exercise:
+            source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+            exec(compile(source, f"{notebook}", "exec"), namespace)
+    return namespace

@@ -1,4 +1,5 @@
-"""nbval settings for the chapters: the kernel's environment, the sanitize file, per-chapter times."""
+"""nbval settings for every notebook (chapters and exercises): the kernel's environment, the sanitize
+file, per-notebook times."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent / "notebooks"
 sys.path.insert(0, str(HERE))
 from execute import kernel_environment
 
-# Each chapter should run in 3 minutes on a 2-core machine; a slower one is named in the summary.
+# Each notebook should run in 3 minutes on a 2-core machine; a slower one is named in the summary.
 BUDGET_SECONDS = 180
 _seconds: dict[str, float] = defaultdict(float)
 
@@ -30,7 +31,7 @@ def pytest_runtest_logreport(report):
 def pytest_terminal_summary(terminalreporter):
     if not _seconds:
         return
-    terminalreporter.section("chapter times (nbval, this machine)")
+    terminalreporter.section("notebook times (nbval, this machine)")
     for path, seconds in sorted(_seconds.items()):
         over = f"  over the {BUDGET_SECONDS} s budget" if seconds > BUDGET_SECONDS else ""
         terminalreporter.write_line(f"{seconds:7.1f} s  {path}{over}")

@@ -1,0 +1,16 @@
+"""Checkers for the exercises: `from minibert import check`, then `check.wordpiece_encode(my_encode)`.
+
+Each checker receives your function, tries hand-computed cases first (a failure names the input, the
+expected and the received result), then random cases compared with minibert's own implementation,
+and prints one line starting with ✓ when everything agrees. Nothing here contains a solution: the
+checkers compare with minibert, whose code is the reference you can read.
+"""
+
+from .attention import *  # noqa: F403
+from .common import ExerciseError
+from .encoder import *  # noqa: F403
+from .masking import *  # noqa: F403
+from .wordpiece import *  # noqa: F403
+from . import attention, encoder, masking, wordpiece
+
+__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__]

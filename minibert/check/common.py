@@ -1,0 +1,77 @@
+"""What every checker shares: how a mismatch is reported, how a pass is announced.
+
+A checker receives the learner's function, tries hand-computed cases first (each named, so a failure
+says which input, what was expected and what came back), then random cases compared with minibert,
+with tolerances, and prints one line when everything agrees. A function that still raises
+`NotImplementedError` is let through untouched: its message says which exercise is unfinished.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+
+class ExerciseError(AssertionError):
+    """The learner's function gave a wrong result; the message names the case."""
+
+
+def _short(value, limit: int = 400) -> str:
+    if isinstance(value, torch.Tensor):
+        text = f"tensor of shape {tuple(value.shape)}, dtype {value.dtype}: {value.tolist()!r}"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def call(fn: Callable, name: str, *args, **kwargs):
+    """Call the learner's function; any exception other than NotImplementedError is reported with the
+    case that raised it."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise
+    except Exception as e:  # the learner's bug, shown with the input that triggers it
+        raise ExerciseError(f"{name}: your function raised {type(e).__name__}: {e}") from e
+
+
+def expect_equal(name: str, got, expected, hint: str = "") -> None:
+    """Exact equality (lists, strings, ints, integer tensors), with a message naming the case."""
+    same = (isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor)
+            and got.shape == expected.shape and torch.equal(got, expected)) or (
+        not isinstance(got, torch.Tensor) and not isinstance(expected, torch.Tensor) and got == expected)
+    if not same:
+        raise ExerciseError(f"{name}:\n  expected {_short(expected)}\n  received {_short(got)}"
+                            + (f"\n  hint: {hint}" if hint else ""))
+
+
+def expect_close(name: str, got, expected: torch.Tensor, *, atol: float = 1e-5, rtol: float = 1e-4,
+                 hint: str = "") -> None:
+    """Tensors equal up to float rounding; a shape mismatch is named before any value."""
+    if not isinstance(got, torch.Tensor):
+        raise ExerciseError(f"{name}: expected a tensor of shape {tuple(expected.shape)}, received {_short(got)}")
+    if got.shape != expected.shape:
+        raise ExerciseError(f"{name}: expected shape {tuple(expected.shape)}, received shape {tuple(got.shape)}"
+                            + (f"\n  hint: {hint}" if hint else ""))
+    got = got.detach().to(expected.dtype)
+    if not torch.allclose(got, expected, atol=atol, rtol=rtol):
+        diff = (got - expected).abs()
+        where = tuple(int(i) for i in torch.nonzero(diff == diff.max())[0])
+        raise ExerciseError(f"{name}: values differ by up to {diff.max().item():.3g} (at index {where}: expected "
+                            f"{expected[where].item():.6g}, received {got[where].item():.6g})"
+                            + (f"\n  hint: {hint}" if hint else ""))
+
+
+def expect_rate(name: str, count: int, total: int, p: float, *, z: float = 4.0, hint: str = "") -> None:
+    """A count of `total` Bernoulli(p) draws within z standard deviations of p·total (z=4: a correct
+    function fails about once in 16,000 checks)."""
+    sd = math.sqrt(total * p * (1 - p))
+    if abs(count - p * total) > z * sd:
+        raise ExerciseError(f"{name}: {count} of {total} ({count / total:.4f}), expected about {p:.4f} "
+                            f"(± {z * sd / total:.4f})" + (f"\n  hint: {hint}" if hint else ""))
+
+
+def passed(what: str, detail: str) -> None:
+    print(f"✓ {what}: {detail}")
