@@ -54,8 +54,8 @@ def main(paths: list[str]) -> None:
     notebooks = [Path(p).resolve() for p in paths] or (
         sorted(HERE.glob("[0-9][0-9]_*.ipynb")) + sorted((HERE.parent / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb")))
     for path in notebooks:
-        print(f"{path.name}: running", flush=True)
-        print(f"{path.name}: {execute(path):.1f} s", flush=True)
+        name = path.relative_to(HERE.parent) if path.is_relative_to(HERE.parent) else path
+        print(f"{name}: {execute(path):.1f} s", flush=True)
 
 
 if __name__ == "__main__":
