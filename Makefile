@@ -49,7 +49,10 @@ $(JS_STAMP): $(STAMP) minibert/attention_view.py
 	touch $@
 
 # Served from the repository root (chapters, exercises and data all reachable), opened on the chapters.
+# Your own copies of the exercise notebooks go to exercises/mine/ (never overwritten, not tracked, not
+# tested), so the generated ones stay as they are.
 course: setup
+	mkdir -p exercises/mine && for f in exercises/[0-9][0-9]_*.ipynb; do cp -n "$$f" exercises/mine/; done
 	$(BIN)/jupyter lab $(ROOT_FLAG) --LabApp.default_url=/lab/tree/notebooks
 
 # PYTEST_ARGS narrows a run, e.g. make test PYTEST_ARGS="-k fidelity". pytest's exit code 5

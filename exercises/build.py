@@ -101,7 +101,11 @@ def main() -> None:
         sys.exit(f"error: {e}")
     if args.check:
         if stale:
-            sys.exit(f"stale learner notebooks: {', '.join(stale)}; run `python exercises/build.py` and commit them")
+            sys.exit(f"{', '.join(stale)} in exercises/ differ from what exercises/build.py makes from "
+                     "exercises/solutions/. If you changed a solution, run `python exercises/build.py` and commit "
+                     "the result. If you did the exercises in these files, move them to exercises/mine/ (your "
+                     "copies, which `make course` makes and the tests leave alone), then restore the originals "
+                     "with `git checkout exercises/`.")
         print("the learner notebooks are up to date")
     else:
         print(f"wrote {len(stale)} learner notebook(s); the others were up to date")
