@@ -9,7 +9,8 @@ import torch
 
 from helpers import exercise_functions
 from minibert import check
-from minibert.check import ExerciseError, masking as masking_check
+from minibert.check import ExerciseError
+from minibert.check.masking import whole_words as masking_check
 from minibert.masking import mask_tokens
 from minibert.pretraining_data import IS_NEXT, create_instances_from_document
 

@@ -1,0 +1,124 @@
+"""The checker of exercise 2.1: the input representation, LayerNorm(word + segment + position)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ...config import BertConfig
+from ...model import Embeddings
+from ..common import call, expect_close, passed
+from ._shared import _expect, _model, _t
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exercise 2.1: LayerNorm(word[ids] + segment[types] + position[0..T-1])
+
+def _embed_case(fn, name, ids, types, word, position, segment, weight=None, bias=None, eps=1e-12):
+    word, position, segment = _t(word), _t(position), _t(segment)
+    H = word.shape[1]
+    weight = torch.ones(H) if weight is None else _t(weight)
+    bias = torch.zeros(H) if bias is None else _t(bias)
+    return call(fn, name, _t(ids, torch.long), _t(types, torch.long), word, position, segment, weight, bias, eps)
+
+
+def embeddings(fn) -> None:
+    """Check `fn(input_ids, token_type_ids, word, position, segment, ln_weight, ln_bias, eps)`."""
+    hand = 0
+    Z = [0.0, 0.0, 0.0, 0.0]
+
+    # 1. One token; only its word row is non-zero: x = [1, 1, 3, 3], mean 2, biased variance
+    #    ((-1)² + (-1)² + 1² + 1²) / 4 = 1, so LayerNorm gives [-1, -1, 1, 1] (γ = 1, β = 0).
+    #    Dividing by H - 1 = 3 instead gives variance 4/3 and [-1, -1, 1, 1] · √(3/4).
+    name = "one token, word row [1, 1, 3, 3], zero position and segment rows, γ = 1, β = 0, eps = 1e-12"
+    got = _embed_case(fn, name, [[1]], [[0]], [Z, [1, 1, 3, 3]], [Z, Z, Z], [Z, Z])
+    _expect(name, got, _t([[[-1, -1, 1, 1]]]),
+            bugs=[(_t([[[-1, -1, 1, 1]]]) * math.sqrt(3 / 4),
+                   "you divided by H - 1 (torch.var's default, the unbiased variance); LayerNorm divides by H: "
+                   "x.var(-1, unbiased=False), or ((x - mean) ** 2).mean(-1)")],
+            hint="LayerNorm per token: (x - mean) / sqrt(var + eps) * ln_weight + ln_bias, mean and variance "
+                 "over the last axis (the H features)")
+    hand += 1
+
+    # 2. The same token with eps = 3, γ = [1, 2, 3, 4], β = [1, 0, 0, -1]: (x - mean) / √(1 + 3) =
+    #    [-0.5, -0.5, 0.5, 0.5], times γ = [-0.5, -1, 1.5, 2], plus β = [0.5, -1, 1.5, 1].
+    #    eps ignored: [-1, -1, 1, 1] · γ + β = [0, -2, 3, 3]. eps outside the root, / (1 + 3): [0.75, -0.5, 0.75, 0].
+    name = "the token of case 1 with eps = 3, ln_weight γ = [1, 2, 3, 4], ln_bias β = [1, 0, 0, -1]"
+    got = _embed_case(fn, name, [[1]], [[0]], [Z, [1, 1, 3, 3]], [Z, Z, Z], [Z, Z],
+                      weight=[1, 2, 3, 4], bias=[1, 0, 0, -1], eps=3.0)
+    _expect(name, got, _t([[[0.5, -1, 1.5, 1]]]),
+            bugs=[(_t([[[0, -2, 3, 3]]]),
+                   "the eps argument was not used: divide by sqrt(var + eps) with the eps given"),
+                  (_t([[[0.75, -0.5, 0.75, 0]]]),
+                   "eps goes inside the square root: sqrt(var + eps), not sqrt(var) + eps")],
+            hint="normalise, then scale by ln_weight (γ) and shift by ln_bias (β), feature by feature")
+    hand += 1
+
+    # 3. Positions. Word rows are constant vectors [i, i, i, i] (LayerNorm removes a constant), the
+    #    segment rows are zero, and position row p is a pattern of ±1 (mean 0, variance 1, so
+    #    LayerNorm returns it unchanged). Tokens [4, 2, 3] at positions 0, 1, 2 give rows 0, 1, 2.
+    P = [[1, 1, -1, -1], [1, -1, 1, -1], [1, -1, -1, 1], [-1, -1, 1, 1], [-1, 1, -1, 1], [-1, 1, 1, -1]]
+    name = ("token ids [[4, 2, 3]] (word row i = [i, i, i, i]), zero segment rows, position table P of 6 "
+            f"rows {P}")
+    got = _embed_case(fn, name, [[4, 2, 3]], [[0, 0, 0]], [[i] * 4 for i in range(5)], P, [Z, Z])
+    _expect(name, got, _t([[P[0], P[1], P[2]]]),
+            bugs=[(_t([[P[1], P[2], P[3]]]), "positions run 0, 1, ..., T - 1: the first token gets row 0 of the "
+                                             "position table, not row 1"),
+                  (_t([[P[4], P[2], P[3]]]), "you looked the position table up by token id; token t gets row t, "
+                                             "whatever the token is: position[torch.arange(T)]"),
+                  (torch.zeros(1, 3, 4), "the position embeddings are missing: add position[t] to token t")],
+            hint="the output at position t must be LayerNorm(... + position[t]), t = 0, 1, ..., T - 1")
+    hand += 1
+
+    # 4. Segments. All four tokens are id 1 (word row [2, 2, 2, 2]), position row t = [t, t, t, t]
+    #    (constants again), and the segment rows are ±1 patterns S0, S1: the output is
+    #    [S0, S0, S1, S1] for token types [0, 0, 1, 1]. Without the segment rows x is constant: 0.
+    S = [[1, 1, -1, -1], [-1, 1, 1, -1]]
+    name = (f"token ids [[1, 1, 1, 1]], token_type_ids [[0, 0, 1, 1]], segment table {S}, constant word and "
+            "position rows")
+    got = _embed_case(fn, name, [[1, 1, 1, 1]], [[0, 0, 1, 1]], [Z, [2] * 4], [[t] * 4 for t in range(4)], S)
+    _expect(name, got, _t([[S[0], S[0], S[1], S[1]]]),
+            bugs=[(torch.zeros(1, 4, 4),
+                   "the segment (token type) embeddings are missing: add segment[token_type_ids]"),
+                  (_t([[S[1]] * 4]), "the segment row is chosen by token_type_ids, not by input_ids")],
+            hint="token t adds row token_type_ids[b, t] of the segment table")
+    hand += 1
+
+    # 5. A batch of two with all three tables. Word rows w1 = [2, 0, 0, 0], w2 = [0, 0, 2, 0], w0 = 0;
+    #    position rows p0 = 0, p1 = [0, 0, 0, 2]; segment rows s0 = 0, s1 = [0, 2, 0, 0].
+    #    (0, 0): w1 + s0 + p0 = [2, 0, 0, 0]: mean 0.5, deviations 0.5·[3, -1, -1, -1], variance
+    #    0.25·12/4 = 0.75, std 0.5·√3, so [3, -1, -1, -1]/√3. Likewise (0, 1): w2 + s1 + p1 = [0, 2, 2, 2]
+    #    -> [-3, 1, 1, 1]/√3; (1, 0): w2 + s0 + p0 -> [-1, -1, 3, -1]/√3;
+    #    (1, 1): w0 + s0 + p1 -> [-1, -1, -1, 3]/√3.
+    name = ("a batch of two: input_ids [[1, 2], [2, 0]], token_type_ids [[0, 1], [0, 0]], word rows "
+            "[0, 0, 0, 0], [2, 0, 0, 0], [0, 0, 2, 0], position rows [0, 0, 0, 0], [0, 0, 0, 2], [0, 2, 0, 0], "
+            "segment rows [0, 0, 0, 0], [0, 2, 0, 0]")
+    got = _embed_case(fn, name, [[1, 2], [2, 0]], [[0, 1], [0, 0]], [Z, [2, 0, 0, 0], [0, 0, 2, 0]],
+                      [Z, [0, 0, 0, 2], [0, 2, 0, 0]], [Z, [0, 2, 0, 0]])
+    expected = _t([[[3, -1, -1, -1], [-3, 1, 1, 1]], [[-1, -1, 3, -1], [-1, -1, -1, 3]]]) / math.sqrt(3)
+    _expect(name, got, expected, hint="each of the B·T outputs is LayerNorm(word[id] + segment[type] + position[t])")
+    hand += 1
+
+    # Random: minibert's Embeddings in eval mode (no dropout), its weights handed to your function.
+    cases = [(2, 7, 1e-12), (3, 20, 1e-5), (1, 1, 0.5), (4, 13, 1e-12)]
+    for seed, (B, T, eps) in enumerate(cases):
+        config = BertConfig(vocab_size=50, hidden_size=24, num_attention_heads=4, max_position_embeddings=20,
+                            type_vocab_size=2, layer_norm_eps=eps)
+        E = _model(config, Embeddings, seed)
+        g = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            for table in (E.word_embeddings, E.position_embeddings, E.token_type_embeddings):
+                table.weight.copy_(torch.randn(table.weight.shape, generator=g))
+            E.layer_norm.weight.copy_(1 + 0.5 * torch.randn(config.hidden_size, generator=g))
+            E.layer_norm.bias.copy_(0.5 * torch.randn(config.hidden_size, generator=g))
+            input_ids = torch.randint(0, config.vocab_size, (B, T), generator=g)
+            token_type_ids = torch.randint(0, 2, (B, T), generator=g)
+            expected = E(input_ids, token_type_ids)
+            name = (f"random case {seed + 1}: B={B}, T={T}, H={config.hidden_size}, vocab {config.vocab_size}, "
+                    f"{config.max_position_embeddings} positions, eps={eps}, compared with minibert.model.Embeddings")
+            got = call(fn, name, input_ids.clone(), token_type_ids.clone(), E.word_embeddings.weight.clone(),
+                       E.position_embeddings.weight.clone(), E.token_type_embeddings.weight.clone(),
+                       E.layer_norm.weight.clone(), E.layer_norm.bias.clone(), eps)
+        expect_close(name, got, expected, atol=1e-5)
+    passed("embeddings", f"{hand} hand-computed cases and {len(cases)} random ones agree with minibert")

@@ -1,0 +1,126 @@
+"""The checker of exercise 3.3: BertModel's parameters, counted from the config alone."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+
+import torch
+from torch import nn
+
+from ...config import BertConfig
+from ...model import BertModel
+from ..common import ExerciseError, call, expect_equal, passed
+
+
+# --- 3.3 counting the parameters ----------------------------------------------------------------
+
+# The hand case, V = 10, H = 4, L = 1, A = 2, I = 6, P = 8, S = 2 (a linear map n -> m: n·m + m):
+#   embeddings: (V + P + S)·H + LayerNorm 2H = 20·4 + 8                     =  88
+#   one layer:  attention 4·(H·H + H) = 80; feed-forward (4·6 + 6) + (6·4 + 4) = 58;
+#               two LayerNorms 2·2H = 16                                    = 154
+#   pooler:     H·H + H                                                     =  20
+#   total with L = 1: 88 + 154 + 20 = 262;  with L = 3: 88 + 3·154 + 20 = 570
+_TINY = dict(vocab_size=10, hidden_size=4, num_hidden_layers=1, num_attention_heads=2, intermediate_size=6,
+             max_position_embeddings=8, type_vocab_size=2)
+_COUNT_HAND = [("tiny config V=10, H=4, L=1, A=2, I=6, P=8, S=2", BertConfig(**_TINY), 262),
+               ("tiny config V=10, H=4, L=3, A=2, I=6, P=8, S=2",
+                BertConfig(**{**_TINY, "num_hidden_layers": 3}), 570)]
+
+
+def _meta_model(config: BertConfig) -> BertModel:
+    with torch.device("meta"):  # shapes only, no memory
+        return BertModel(config)
+
+
+def _numel(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def _count_diagnosis(config: BertConfig, got: int) -> str:
+    """Name the part of BertModel whose parameters `got` leaves out (or counts wrongly)."""
+    model, H = _meta_model(config), config.hidden_size
+    expected = _numel(model)
+    linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    norms = [m for m in model.modules() if isinstance(m, nn.LayerNorm)]
+    missing = {
+        "biases of the linear maps (a linear map n -> m has n·m weights and m biases)":
+            sum(m.bias.numel() for m in linears),
+        "biases, the linear maps' and the LayerNorms' β": sum(m.bias.numel() for m in linears + norms),
+        "parameters of the LayerNorms (each has a scale γ and a shift β of H numbers: 2H)":
+            sum(_numel(m) for m in norms),
+        "parameters of the embeddings' LayerNorm (2H)": _numel(model.embeddings.layer_norm),
+        "LayerNorm shifts β (a LayerNorm has 2H parameters, γ and β)": sum(m.bias.numel() for m in norms),
+        "parameters of the pooler (one H×H linear map with its bias, on [CLS])": _numel(model.pooler),
+        "position embeddings (max_position_embeddings × H)": _numel(model.embeddings.position_embeddings),
+        "segment (token type) embeddings (type_vocab_size × H)":
+            _numel(model.embeddings.token_type_embeddings),
+        "word embeddings (vocab_size × H); BertModel holds them": _numel(model.embeddings.word_embeddings),
+        "parameters of the attention output projections (attention has four H×H maps: query, key, value, "
+        "output)":
+            config.num_hidden_layers * _numel(model.encoder.layers[0].attention.output),
+    }
+    for what, n in missing.items():
+        if got == expected - n:
+            return f"your count is short by {n:,}, exactly the number of {what}"
+    variants = {f"max_position_embeddings={P}": dict(max_position_embeddings=P) for P in (512, 128)}
+    variants["intermediate_size=4·hidden_size"] = dict(intermediate_size=4 * H)
+    variants["one layer"] = dict(num_hidden_layers=1)
+    messages = {
+        "max_position_embeddings=512": "this is the count with 512 positions: use config.max_position_embeddings "
+                                       "(one learned vector per position the model can take)",
+        "max_position_embeddings=128": "this is the count with 128 positions: use config.max_position_embeddings, "
+                                       "not a sequence length",
+        "intermediate_size=4·hidden_size": "this is the count with I = 4H: BERT's ratio, but the config says "
+                                           f"intermediate_size={config.intermediate_size}; read it from the config",
+        "one layer": "this is the count of a one-layer model: multiply the per-layer count by num_hidden_layers",
+    }
+    for key, change in variants.items():
+        if any(getattr(config, k) != v for k, v in change.items()):
+            if got == _numel(_meta_model(dataclasses.replace(config, **change))):
+                return messages[key]
+    return ("count the embeddings (word, position, segment, LayerNorm), per layer the four attention maps, "
+            "the feed-forward H -> I -> H and two LayerNorms, times L, and the pooler")
+
+
+def _count_case(fn, name, config, expected):
+    got = call(fn, name, copy.deepcopy(config))
+    if isinstance(got, torch.Tensor) and got.numel() == 1:
+        got = got.item()
+    if isinstance(got, float) and got.is_integer():
+        got = int(got)
+    if isinstance(got, bool) or not isinstance(got, int):
+        raise ExerciseError(f"{name}: expected an int, received {got!r}")
+    if got != expected:
+        expect_equal(name, got, expected, hint=_count_diagnosis(config, got))
+
+
+def count_parameters(fn) -> None:
+    """fn(config) -> the number of parameters of minibert.BertModel(config) (pooler included)."""
+    from ... import reference
+
+    for name, config, expected in _COUNT_HAND:
+        _count_case(fn, name, config, expected)
+    for preset, expected in reference.PARAMETER_COUNTS.items():
+        _count_case(fn, f"BERT-{preset.upper()}, BertConfig.from_preset({preset!r}) "
+                        f"(the paper's {'110M' if preset == 'base' else '340M'}, exactly)",
+                    BertConfig.from_preset(preset), expected)
+    rng = random.Random(33)
+    n = 8
+    for _ in range(n):
+        heads = rng.choice([1, 2, 4, 8])
+        H = heads * rng.choice([8, 16, 24, 32])
+        I = H * rng.choice([1, 2, 3, 5, 6]) + rng.randrange(0, 9, 8)  # never BERT's 4H
+        I = I + 8 if I == 4 * H else I
+        config = BertConfig(vocab_size=rng.randrange(100, 40_000), hidden_size=H, num_attention_heads=heads,
+                            num_hidden_layers=rng.randint(2, 8),
+                            intermediate_size=I,
+                            max_position_embeddings=rng.choice([64, 128 + 8, 256, 300, 1024]),
+                            type_vocab_size=rng.randint(1, 4))
+        short = ", ".join(f"{k}={getattr(config, k)}" for k in (
+            "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+            "max_position_embeddings", "type_vocab_size"))
+        _count_case(fn, f"BertConfig({short})", config, _numel(_meta_model(config)))
+    passed("count_parameters", f"{len(_COUNT_HAND)} hand-computed cases, BERT-BASE and BERT-LARGE, and {n} random "
+                               "configs agree with minibert.BertModel")

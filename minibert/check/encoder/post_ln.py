@@ -1,0 +1,150 @@
+"""The checker of exercise 3.2: one post-LN encoder layer wired from its sub-modules."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import torch
+
+from ...config import BertConfig
+from ...model import EncoderLayer
+from ..common import ExerciseError, call, expect_close, passed
+from ._shared import _minilm, _same
+
+
+# --- 3.2 a post-LN encoder layer ----------------------------------------------------------------
+
+class _CalledTheLayer(RuntimeError):
+    pass
+
+
+def _forbid_forward(*args, **kwargs):
+    raise _CalledTheLayer("do not call layer(...) itself: wire the residuals and LayerNorms yourself, calling "
+                          "layer.attention, layer.attention_norm, layer.ffn and layer.ffn_norm")
+
+
+def _sealed(layer: EncoderLayer) -> EncoderLayer:
+    """A copy of `layer` whose own forward cannot be called (its sub-modules can)."""
+    layer = copy.deepcopy(layer).eval()
+    layer.forward = _forbid_forward
+    return layer
+
+
+def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
+    """The usual wrong wirings of a layer, computed with its own sub-modules (eval mode: no dropout)."""
+    def attn(h):
+        return layer.attention(h, key_mask)[0]
+
+    n1, n2, ffn = layer.attention_norm, layer.ffn_norm, layer.ffn
+    h = x + attn(n1(x))
+    pre = h + ffn(n2(h))
+    h = n1(attn(x)) + x
+    ln_first = n2(ffn(h)) + h
+    h = n2(x + attn(x))
+    swapped = n1(h + ffn(h))
+    h = n1(x + attn(x))
+    no_ffn_residual = n2(ffn(h))
+    ffn_norm_missing = h + ffn(h)
+    only_attention = h
+    no_attention_residual = n2(n1(attn(x)) + ffn(n1(attn(x))))
+    one_norm = n1(h + ffn(h))
+    h = n1(x + layer.attention(x, None)[0])
+    unmasked = n2(h + ffn(h))
+    return {
+        "pre-LN: x + sublayer(LayerNorm(x)). That is GPT-2's arrangement; BERT is post-LN, "
+        "x = LayerNorm(x + sublayer(x)), the LayerNorm applied after the residual addition": pre,
+        "LayerNorm(sublayer(x)) + x: the LayerNorm must come after the residual addition, "
+        "x = LayerNorm(x + sublayer(x))": ln_first,
+        "the two LayerNorms swapped: layer.attention_norm belongs to the attention sub-layer, "
+        "layer.ffn_norm to the feed-forward one": swapped,
+        "no residual around the feed-forward block: x = ffn_norm(x + ffn(x)), not ffn_norm(ffn(x))":
+            no_ffn_residual,
+        "no residual around attention: x = attention_norm(x + attention(x)), not attention_norm(attention(x))":
+            no_attention_residual,
+        "the feed-forward sub-layer is missing its LayerNorm: x = ffn_norm(x + ffn(x))": ffn_norm_missing,
+        "only the attention sub-layer: the feed-forward block comes next, ffn_norm(x + ffn(x))": only_attention,
+        "layer.attention_norm used for both sub-layers: the feed-forward one has its own, layer.ffn_norm": one_norm,
+        "the right wiring with attention that ignores the padding: pass key_mask on to layer.attention": unmasked,
+    }
+
+
+def _layer_case(fn, name, layer, x, key_mask, expected, atol=1e-5):
+    try:
+        got = call(fn, name, x.clone(), key_mask, _sealed(layer))
+    except ExerciseError as e:
+        if isinstance(e.__cause__, _CalledTheLayer):
+            raise ExerciseError(f"{name}: {e.__cause__}") from None
+        raise
+    if isinstance(got, tuple):
+        raise ExerciseError(f"{name}: received a tuple of {len(got)}; return only the (B, T, H) tensor\n  hint: "
+                            "layer.attention(x, key_mask) returns (output, probabilities): take its first element")
+    if _same(got, expected, atol=atol):
+        return
+    hint = "BERT is post-LN: x = attention_norm(x + attention(x)), then x = ffn_norm(x + ffn(x))"
+    if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+        with torch.no_grad():
+            for mistake, wrong in _wirings(layer, x, key_mask).items():
+                if _same(got, wrong):
+                    hint = f"this matches {mistake}"
+                    break
+    expect_close(name, got, expected, atol=atol, rtol=1e-4, hint=hint)
+
+
+# The hand case: H = 3, one head, I = 4, a batch of one sequence of T = 2 whose second token is padding.
+# Query and key weights are 0, so every query attends uniformly to the real keys, here key 0 only;
+# value and output projections are the identity, so attention(x) = x0 = [1, 2, 0] at both positions.
+#   position 0: x0 + a = [2, 4, 0]  (mean 2, deviations [0, 2, −2], variance 8/3)
+#   position 1: x1 + a = [2, 6, −2] (mean 2, deviations [0, 4, −4], variance 32/3)
+#   attention_norm (γ = 1, β = 0) makes both [0, s, −s], s = √(3/2) (any [m, m + d, m − d], d > 0).
+# The feed-forward block's W2 is 0, so ffn(h) = b2 = [3, −s, s] whatever h is:
+#   h + ffn(h) = [3, 0, 0]  (mean 1, deviations [2, −1, −1], variance 2) -> [√2, −1/√2, −1/√2]
+#   ffn_norm (γ = [1, 2, 3], β = [0, 0, 1]) -> [√2, −√2, 1 − 3/√2]
+#                                            = [1.414213562, −1.414213562, −1.121320344]
+_S = math.sqrt(1.5)
+_LAYER_HAND_OUT = [[[1.414213562, -1.414213562, -1.121320344]] * 2]
+
+
+def _hand_layer() -> EncoderLayer:
+    layer = EncoderLayer(BertConfig(hidden_size=3, num_attention_heads=1, intermediate_size=4))
+    eye = torch.eye(3)
+    with torch.no_grad():
+        for p in layer.parameters():
+            p.zero_()
+        layer.attention.value.weight.copy_(eye)
+        layer.attention.output.weight.copy_(eye)
+        layer.attention_norm.weight.fill_(1.0)
+        layer.ffn.output.bias.copy_(torch.tensor([3.0, -_S, _S]))
+        layer.ffn_norm.weight.copy_(torch.tensor([1.0, 2.0, 3.0]))
+        layer.ffn_norm.bias.copy_(torch.tensor([0.0, 0.0, 1.0]))
+    return layer.eval()
+
+
+def encoder_layer(fn) -> None:
+    """fn(x, key_mask, layer) -> (B, T, H): one post-LN layer, wired from layer's sub-modules."""
+    x = torch.tensor([[[1.0, 2.0, 0.0], [1.0, 4.0, -2.0]]])
+    key_mask = torch.tensor([True, False])[None, None, None, :]  # (1, 1, 1, 2)
+    _layer_case(fn, "hand case: H=3, one head, x = [[[1, 2, 0], [1, 4, -2]]], key_mask = [[[[True, False]]]], "
+                    "query/key weights 0, value/output weights the identity, ffn(x) = [3, -√1.5, √1.5], "
+                    "ffn_norm γ = [1, 2, 3], β = [0, 0, 1]",
+                _hand_layer(), x, key_mask, torch.tensor(_LAYER_HAND_OUT))
+    model, _, hidden, real_mask = _minilm()
+    g = torch.Generator().manual_seed(3_2)
+    n = 0
+    with torch.no_grad():
+        for i, layer in enumerate(model.encoder.layers):
+            B, T, H = hidden[i].shape
+            lengths = torch.randint(2, T + 1, (B,), generator=g)
+            lengths[0] = T
+            random_mask = (torch.arange(T)[None, :] < lengths[:, None])[:, None, None, :]
+            cases = [(f"layer {i} of all-MiniLM-L6-v2, input: the real hidden states {(B, T, H)} of a padded batch",
+                      hidden[i], real_mask),
+                     (f"layer {i} of all-MiniLM-L6-v2, input: torch.randn{(B, T, H)}, padded to lengths "
+                      f"{lengths.tolist()}", torch.randn(B, T, H, generator=g), random_mask)]
+            if i == 0:
+                cases.append(("layer 0 of all-MiniLM-L6-v2, no padding (key_mask=None)", hidden[0], None))
+            for name, xi, mask in cases:
+                _layer_case(fn, name, layer, xi, mask, layer(xi, mask)[0], atol=1e-4)
+                n += 1
+    passed("encoder_layer", f"1 hand-computed case and {n} random and real ones agree with minibert's "
+                            "EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding)")

@@ -1,0 +1,88 @@
+"""The checker of exercise 3.4: one encoder layer's real weights, loaded by checkpoint name."""
+
+from __future__ import annotations
+
+import torch
+
+from ...checkpoint import hf_name
+from ...model import EncoderLayer
+from ..common import ExerciseError, call, expect_close, passed
+from ._shared import _minilm, _with_hint
+
+
+# --- 3.4 loading one layer's real weights ------------------------------------------------------
+
+def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected: torch.Tensor, i: int,
+                    state: dict) -> str:
+    key = hf_name(f"encoder.layers.{i}.{name}")
+    where = f"layer.{name} (layer {i}) should hold the checkpoint's {key}"
+    if got.shape != expected.shape:
+        return f"{where}, shape {tuple(expected.shape)}; it has shape {tuple(got.shape)}"
+    if torch.equal(got, fresh):
+        return (f"{where}, but it still holds its random initialisation\n  hint: change the layer you receive in "
+                "place: param.copy_(tensor) under torch.no_grad(), or layer.load_state_dict({...})")
+    if got.dim() == 2 and got.shape[0] == got.shape[1] and torch.equal(got, expected.T):
+        return (f"{where}, but it holds that tensor transposed\n  hint: the checkpoint stores a linear map's "
+                "weight as nn.Linear does, (out_features, in_features): copy it as it is")
+    same = [k for k, v in state.items() if v.shape == got.shape and v.dtype == got.dtype and torch.equal(v, got)]
+    if not same:
+        diff = (got - expected).abs().max().item()
+        return f"{where}; its values differ from that tensor by up to {diff:.3g}"
+    other = same[0]
+    hint = ""
+    if other.startswith("encoder.layer.") and not other.startswith(f"encoder.layer.{i}."):
+        j = int(other.split(".")[2])
+        hint = (f"that is layer {j}'s tensor, not layer {i}'s: the checkpoint numbers its layers from 0, "
+                "as minibert's encoder.layers does")
+    elif "LayerNorm" in other:
+        hint = ("attention.output.LayerNorm is the norm after the attention sub-layer (layer.attention_norm); "
+                "output.LayerNorm is the norm after the feed-forward block (layer.ffn_norm)")
+    elif "attention.self." in other:
+        hint = "attention.self.query goes to layer.attention.query, .key to .key, .value to .value"
+    elif "dense" in other:
+        hint = ("attention.output.dense is attention's output projection (layer.attention.output); "
+                "intermediate.dense is the first feed-forward map (layer.ffn.intermediate), output.dense "
+                "the second (layer.ffn.output)")
+    return f"{where}, but it holds {other}" + (f"\n  hint: {hint}" if hint else "")
+
+
+def load_layer(fn) -> None:
+    """fn(state_dict, i, layer) copies encoder layer i of a Hugging Face checkpoint into `layer`, in place."""
+    model, state, hidden, key_mask = _minilm()
+    config = model.config
+    torch.manual_seed(3_4)  # the fresh layers' initialisation (nn.Linear draws from the global generator)
+    n_params = 0
+    for i, reference_layer in enumerate(model.encoder.layers):
+        layer = EncoderLayer(config)
+        fresh = {k: v.detach().clone() for k, v in layer.named_parameters()}
+        name = f"my_load_layer(state_dict, {i}, layer), state_dict read from all-MiniLM-L6-v2's model.safetensors"
+        try:
+            call(fn, name, dict(state), i, layer)
+        except ExerciseError as e:
+            if "in-place" in str(e.__cause__) and "requires grad" in str(e.__cause__):
+                raise _with_hint(e, "copy into parameters under `with torch.no_grad():` (autograd forbids "
+                                    "writing into a parameter in place otherwise)") from None
+            if isinstance(e.__cause__, RuntimeError) and "size" in str(e.__cause__):
+                raise _with_hint(e, "a tensor went to a parameter of another shape: give each parameter the "
+                                    "checkpoint tensor of the same role, as it is (the checkpoint stores a linear "
+                                    "map's weight as nn.Linear does, (out_features, in_features): no transposing)"
+                                 ) from None
+            if isinstance(e.__cause__, KeyError):
+                raise _with_hint(e, f"the checkpoint has no such key: layer i's tensors are named "
+                                    f"encoder.layer.{{i}}.<module>.weight and .bias, with i from 0 to "
+                                    f"{len(model.encoder.layers) - 1}, as in minibert's encoder.layers "
+                                    "(print [k for k in state_dict if k.startswith('encoder.layer.0.')])") from None
+            raise
+        ours = dict(layer.named_parameters())
+        for pname, expected in reference_layer.named_parameters():
+            got = ours[pname].detach()
+            if got.shape != expected.shape or not torch.equal(got, expected):
+                raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got, fresh[pname], expected.detach(),
+                                                                      i, state))
+            n_params += 1
+        with torch.no_grad():
+            got = layer.eval()(hidden[i], key_mask)[0]
+            expect_close(f"{name}, then layer(x, key_mask) on the real hidden states {tuple(hidden[i].shape)} of "
+                         "a padded batch", got, reference_layer(hidden[i], key_mask)[0])
+    passed("load_layer", f"{n_params} tensors of {len(model.encoder.layers)} layers equal BertModel.from_pretrained's, "
+                         "and so do the layers' outputs on a real padded batch")

@@ -1,0 +1,145 @@
+"""The checker of exercise 4.3: one A/B pair for next-sentence prediction."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from ..common import ExerciseError, call, expect_rate, passed
+
+
+# ---- 4.3 NSP pairs -------------------------------------------------------------------------------
+
+def _locate(documents):
+    """sentence -> (document, position); the checker's sentences are all different."""
+    return {s: (d, i) for d, document in enumerate(documents) for i, s in enumerate(document)}
+
+
+def _run(where):
+    """(document, first, end) if `where` (a list of (document, position)) is one contiguous run."""
+    d, first = where[0]
+    if any(w != (d, first + k) for k, w in enumerate(where)):
+        return None
+    return d, first, first + len(where)
+
+
+def _pair_problem(case, documents, index, out) -> tuple[str | None, tuple | None]:
+    """(the first broken promise, None) or (None, (is_next, the document B came from))."""
+    if not (isinstance(out, tuple) and len(out) == 3):
+        return f"{case}: expected a tuple (a_sentences, b_sentences, is_next), received {out!r}", None
+    a, b, is_next = out
+    if not isinstance(is_next, bool) and is_next not in (0, 1):
+        return f"{case}: is_next must be True or False, received {is_next!r}", None
+    is_next = bool(is_next)
+    where_is = _locate(documents)
+    for name, part in (("A", a), ("B", b)):
+        if not isinstance(part, (list, tuple)) or not part or not all(isinstance(x, str) for x in part):
+            return f"{case}: {name} must be a non-empty list of sentences (strings), received {part!r}", None
+        strange = [s for s in part if s not in where_is]
+        if strange:
+            return f"{case}: {name} holds {strange[0]!r}, which is no sentence of the documents", None
+    run_a, run_b = _run([where_is[s] for s in a]), _run([where_is[s] for s in b])
+    if run_a is None or run_a[0] != index:
+        return (f"{case}: A = {list(a)} must be consecutive sentences of documents[{index}] (the document "
+                "the pair is made from)"), None
+    if run_b is None:
+        return (f"{case}: B = {list(b)} must be consecutive sentences of one document\n  hint: a span of "
+                "text, cut at sentence boundaries"), None
+    label_hint = ("\n  hint: is_next is True when B follows A (minibert's next_sentence_label is an int with "
+                  "0 for IsNext; here return a bool): is your label the wrong way round?")
+    if is_next:
+        if run_b[0] != index:
+            return (f"{case}: is_next is True but B = {list(b)} comes from documents[{run_b[0]}], not from the "
+                    f"document of A (documents[{index}])" + label_hint), None
+        if run_b[:2] != (index, run_a[2]):
+            follows = (f"documents[{index}][{run_a[2]}]" if run_a[2] < len(documents[index])
+                       else "nothing (A ends the document)")
+            return (f"{case}: is_next is True, A = {list(a)}, B = {list(b)}; an IsNext B starts with the sentence "
+                    f"right after A, which is {follows}\n  hint: IsNext means B is the actual continuation "
+                    "of A in the same document; pick A's end so that something follows it"), None
+    elif run_b[:2] == (index, run_a[2]):
+        return (f"{case}: is_next is False but B = {list(b)} is the continuation of A = {list(a)} in "
+                f"documents[{index}]\n  hint: a NotNext B comes from a DIFFERENT document; and is_next is True "
+                "when B follows A (minibert's next_sentence_label is an int with 0 for IsNext; here return a "
+                "bool)"), None
+    elif run_b[0] == index:
+        return (f"{case}: is_next is False but B = {list(b)} comes from documents[{index}], the document of A\n"
+                f"  hint: a NotNext B comes from a DIFFERENT document: draw it among the other "
+                f"{len(documents) - 1} (e.g. rng.randrange(len(documents) - 1), then skip index)"), None
+    return None, (is_next, run_b[0])
+
+
+def _pair_run(fn, case, documents, index, seed):
+    frozen = [list(d) for d in documents]
+    out = call(fn, case, documents, index, random.Random(seed))
+    if documents != frozen:
+        raise ExerciseError(f"{case}: your function changed the documents; leave them as they are")
+    problem, result = _pair_problem(case, documents, index, out)
+    if problem:
+        raise ExerciseError(problem)
+    return out, result
+
+
+def _corpus(rng: random.Random, index_length: int | None = None):
+    """3 to 8 documents of 1 to 9 sentences, named 'd<document>s<sentence>'; the one the pair is made
+    from has at least 2."""
+    n = rng.randint(3, 8)
+    index = rng.randrange(n)
+    lengths = [rng.randint(1, 9) for _ in range(n)]
+    lengths[index] = index_length or rng.randint(2, 9)
+    return [[f"d{d}s{i}" for i in range(length)] for d, length in enumerate(lengths)], index
+
+
+def nsp_pair(fn) -> None:
+    """`fn(documents, index, rng) -> (a_sentences, b_sentences, is_next)`: A from documents[index];
+    half the time B its continuation (is_next True), else a span of another document."""
+    documents = [["a1", "a2"], ["b1"]]
+    labels = set()
+    for seed in range(20):  # by hand: IsNext must be (['a1'], ['a2']); NotNext B must be ['b1']
+        _, (is_next, _) = _pair_run(fn, f"documents = {documents}, index = 0, rng = random.Random({seed})",
+                                    [list(d) for d in documents], 0, seed)
+        labels.add(is_next)
+    if len(labels) < 2:
+        only = "IsNext" if labels == {True} else "NotNext"
+        raise ExerciseError(f"documents = {documents}, index = 0, rng = random.Random(0..19): all 20 pairs are "
+                            f"{only}\n  hint: toss a fair coin with rng (rng.random() < 0.5) for each pair")
+
+    documents = [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2"]]
+    for seed in range(20):
+        _pair_run(fn, f"documents = {documents}, index = 1, rng = random.Random({seed})",
+                  [list(d) for d in documents], 1, seed)
+    case = f"documents = {documents}, index = 1, rng = random.Random(0..9), each seed called twice"
+    first, second = ([call(fn, case, [list(d) for d in documents], 1, random.Random(seed)) for seed in range(10)]
+                     for _ in range(2))
+    if first != second:
+        raise ExerciseError(f"{case}: the two calls gave different pairs\n  hint: draw every random number "
+                            "from rng (rng.random(), rng.randrange(...)), not from the random module")
+
+    corpora = random.Random(3)
+    outcomes = []
+    for c in range(40):
+        documents, index = _corpus(corpora)
+        for seed in range(50):
+            _, result = _pair_run(fn, f"documents = {documents}, index = {index}, rng = random.Random({seed})",
+                                  documents, index, 1000 * c + seed)
+            outcomes.append(result[0])
+    expect_rate(f"IsNext among {len(outcomes)} pairs from 40 random corpora", sum(outcomes), len(outcomes), 0.5,
+                hint="IsNext and NotNext half of the time each: one fair coin per pair")
+
+    documents = [[f"d{d}s{i}" for i in range(6)] for d in range(5)]
+    sources = Counter()
+    for seed in range(400):
+        _, (is_next, source) = _pair_run(fn, f"5 documents of 6 sentences, index = 2, rng = random.Random({seed})",
+                                         documents, 2, seed)
+        if not is_next:
+            sources[source] += 1
+    never = [d for d in (0, 1, 3, 4) if not sources[d]]
+    if never:
+        raise ExerciseError(f"5 documents of 6 sentences, index = 2, rng = random.Random(0..399): "
+                            f"{sum(sources.values())} NotNext pairs took B from documents "
+                            f"{dict(sorted(sources.items()))}, "
+                            f"never from document {never[0]}\n  hint: every document but index must be "
+                            "possible: draw among the len(documents) - 1 others")
+    passed("nsp_pair", f"2 hand-built corpora (40 calls) and {len(outcomes) + 400:,} random pairs keep the "
+                       "promises of minibert's create_instances_from_document (IsNext rate "
+                       f"{sum(outcomes) / len(outcomes):.3f})")

@@ -1,0 +1,89 @@
+"""The checker of exercise 1.2: word -> pieces, greedy longest-match-first."""
+
+from __future__ import annotations
+
+import functools
+import random
+import string
+
+from ...checkpoint import minilm_path
+from ...tokenizer import reference
+from ...tokenizer.vocab import load_vocab
+from ..common import call, expect_equal, passed
+from ._shared import _reference_words, _valid_lines
+
+
+@functools.lru_cache(maxsize=1)
+def _minilm_vocab() -> dict[str, int]:
+    return load_vocab(minilm_path() / "vocab.txt")
+
+
+# ---- Exercise 1.2 · greedy longest-match-first WordPiece ------------------------------------------
+
+_GOOGLE = {"un", "##aff", "##able"}  # the docstring example of Google's tokenization.py
+_LONGEST = {"u", "un", "una", "##n", "##a", "##f", "##ff", "##ffa", "##b", "##l", "##e", "##ble"}
+_TRAP = {"a", "ab", "##bc"}
+_AS = {"a", "##a"}
+
+# (name, word, vocabulary, expected pieces, what BERT does that this case tests)
+WORDPIECE_CASES = [
+    ("Google's example", "unaffable", _GOOGLE, ["un", "##aff", "##able"],
+     "every piece after the first is looked up with '##' in front ('##aff', not 'aff') and returned with it"),
+    ("the longest match first", "unaffable", _LONGEST, ["una", "##ffa", "##ble"],
+     "at each position take the LONGEST piece that is in the vocabulary: try the whole rest of the word "
+     "first, then one character shorter, and so on (u, un and una are all pieces here)"),
+    ("a whole word in the vocabulary", "unaffable", _GOOGLE | {"unaffable"}, ["unaffable"],
+     "when the whole word is a piece, it is the longest match"),
+    ("no piece starts the word", "xyz", _LONGEST, ["[UNK]"],
+     "a word that no piece starts is a single '[UNK]'"),
+    ("a cut that gets stuck half-way", "unaffablex", _LONGEST, ["[UNK]"],
+     "when the cut gets stuck ('##x' is not a piece), the WHOLE word becomes one '[UNK]': forget the pieces "
+     "found so far"),
+    ("the greedy trap", "abc", _TRAP, ["[UNK]"],
+     "greedy never goes back: it takes 'ab', finds no '##c', and the word is '[UNK]', although 'a ##bc' "
+     "would cover it (BERT does the same)"),
+    ("one character", "a", _TRAP, ["a"], "a one-character word that is a piece is that piece"),
+    ("a first piece never has ##", "s", {"##s"}, ["[UNK]"],
+     "only the pieces after the first carry '##'; '##s' cannot start a word"),
+    ("a continuation always has ##", "ss", {"s"}, ["[UNK]"],
+     "the second 's' continues the word, so it must be found as '##s', which this vocabulary lacks"),
+    ("100 characters", "a" * 100, _AS, ["a"] + ["##a"] * 99,
+     "a word of exactly 100 characters is still cut; only a longer one is '[UNK]' at once"),
+    ("101 characters", "a" * 101, _AS, ["[UNK]"],
+     "BERT makes a word of more than 100 characters (max_input_chars_per_word) a single '[UNK]' without "
+     "trying to cut it"),
+]
+
+
+def _word_label(word: str, vocab) -> str:
+    shown = repr(word) if len(word) <= 30 else f"'{word[:6]}...' ({len(word)} characters)"
+    return f"my_wordpiece({shown}, {sorted(vocab)!r})" if len(vocab) < 20 else f"my_wordpiece({shown}, VOCAB)"
+
+
+def wordpiece_encode(fn) -> None:
+    """Check `fn(word, vocab) -> list[str]`: greedy longest-match-first, '##' continuations, one
+    '[UNK]' for a word that cannot be cut (or has more than 100 characters)."""
+    for name, word, vocab, expected, hint in WORDPIECE_CASES:
+        case = f"{_word_label(word, vocab)} [{name}]"
+        got = call(fn, case, word, set(vocab))
+        expect_equal(case, got, expected, hint=hint)
+
+    vocab = _minilm_vocab()
+    rng = random.Random(2)
+    lines = rng.sample(_valid_lines(), 300)
+    real = sorted({w for line in lines for w in _reference_words(line)})
+    words = [(w, "a word of valid.txt") for w in rng.sample(real, min(800, len(real)))]
+    letters = string.ascii_lowercase
+    words += [("".join(rng.choice(letters) for _ in range(rng.randint(1, 18))), "random letters") for _ in range(300)]
+    for _ in range(50):  # a character no piece holds makes the whole word [UNK]
+        w = "".join(rng.choice(letters) for _ in range(rng.randint(2, 10)))
+        at = rng.randint(0, len(w))
+        words.append((w[:at] + rng.choice("🙂ʬ\u2603") + w[at:], "with a character the vocabulary lacks"))
+    words += [("".join(rng.choice("ab") for _ in range(n)), "around the 100-character limit") for n in range(96, 106)]
+    for word, label in words:
+        case = f"{_word_label(word, vocab)} [{label}; VOCAB = MiniLM's vocab.txt]"
+        expected = [piece for piece, _, _ in reference.wordpiece(word, vocab)]
+        expect_equal(case, call(fn, case, word, vocab), expected,
+                     hint="compare with minibert.tokenizer.reference.wordpiece(word, VOCAB)")
+    passed("wordpiece_encode", f"{len(WORDPIECE_CASES)} hand-computed cases and {len(words):,} random words "
+                               "(MiniLM's 30,522-piece vocabulary) agree with minibert")

@@ -1,0 +1,125 @@
+"""The checker of exercise 1.3: one training step, the pair scores freq(ab) / (freq(a) * freq(b))."""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from collections.abc import Mapping
+
+from ...tokenizer import learn
+from ..common import ExerciseError, call, passed
+from ._shared import _valid_lines
+
+
+# ---- Exercise 1.3 · one training step: the pair scores --------------------------------------------
+
+_TOY_COUNTS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}  # chapter 01's toy corpus (Hugging Face's course)
+_TOY_SPLITS = {"hug": ["h", "##u", "##g"], "pug": ["p", "##u", "##g"], "pun": ["p", "##u", "##n"],
+               "bun": ["b", "##u", "##n"], "hugs": ["h", "##u", "##g", "##s"]}
+_REPEAT_COUNTS = {"aaaa": 3, "ab": 2, "a": 1}
+_REPEAT_SPLITS = {"aaaa": ["a", "##a", "##a", "##a"], "ab": ["a", "##b"], "a": ["a"]}
+_MERGED_COUNTS = {"hug": 10, "hugs": 5, "bug": 2}
+_MERGED_SPLITS = {"hug": ["hug"], "hugs": ["hug", "##s"], "bug": ["b", "##ug"]}
+
+# (name, word counts, splits, expected scores worked out by hand, {(pair, wrong value): what went wrong})
+PAIR_CASES = [
+    ("the toy corpus of chapter 01", _TOY_COUNTS, _TOY_SPLITS,
+     # freq(##u) = 36 (every word), freq(##g) = 20, freq(##s) = 5; h, p, b, ##n: 15, 17, 4, 16
+     {("h", "##u"): 15 / (15 * 36), ("##u", "##g"): 20 / (36 * 20), ("p", "##u"): 17 / (17 * 36),
+      ("##u", "##n"): 16 / (36 * 16), ("b", "##u"): 4 / (4 * 36), ("##g", "##s"): 5 / (20 * 5)},
+     {(("##g", "##s"), 5.0): "that is freq(ab) alone: divide it by freq(a) × freq(b)",
+      (("##g", "##s"), 1 / 100): "count each pair once per occurrence in the corpus: 'hugs' occurs 5 times, so "
+                                  "('##g', '##s') occurs 5 times, not once (weight by the word's count)",
+      (("##g", "##s"), 5 / 3): "freq(a) counts every occurrence of the piece in the corpus, weighted by the word "
+                               "counts (freq('##g') = 10 + 5 + 5 = 20), not the number of distinct words holding it",
+      (("##g", "##s"), 1 / 3): "weight both the pair counts and the piece counts by how often each word occurs"}),
+    ("a repeated piece and a one-piece word", _REPEAT_COUNTS, _REPEAT_SPLITS,
+     # freq(a) = 3 + 2 + 1 = 6, freq(##a) = 3 × 3 = 9, freq(##b) = 2; pairs: (a, ##a) 3, (##a, ##a) 6, (a, ##b) 2
+     {("a", "##a"): 3 / (6 * 9), ("##a", "##a"): 6 / (9 * 9), ("a", "##b"): 2 / (6 * 2)},
+     {(("##a", "##a"), 3 / 81): "'aaaa' holds the pair ('##a', '##a') twice: count every adjacent position, "
+                                "not each distinct pair once per word",
+      (("a", "##b"), 2 / 10): "the word 'a' is a single piece: it has no pair, but its 'a' still counts in "
+                              "freq('a') = 6"}),
+    ("pieces after some merges", _MERGED_COUNTS, _MERGED_SPLITS,
+     # freq(hug) = 15, freq(##s) = 5, freq(b) = 2, freq(##ug) = 2
+     {("hug", "##s"): 5 / (15 * 5), ("b", "##ug"): 2 / (2 * 2)}, {}),
+]
+
+
+def _check_scores(case: str, got, expected: dict, slips: dict, hint: str = "") -> None:
+    if not isinstance(got, Mapping):
+        raise ExerciseError(f"{case}: expected a dict {{(a, b): score}}, received {type(got).__name__}: "
+                            f"{got!r}"[:600])
+    extra = [p for p in got if p not in expected]
+    if extra:
+        raise ExerciseError(f"{case}: your dict has pairs that are not two adjacent pieces of one word: "
+                            f"{sorted(extra, key=repr)[:6]!r}\n  expected only {sorted(expected)[:12]!r}"
+                            "\n  hint: a pair is two pieces next to each other inside one word (keys are tuples "
+                            "(a, b)); the last piece of a word and the first of the next word are never a pair")
+    missing = [p for p in expected if p not in got]
+    if missing:
+        raise ExerciseError(f"{case}: pairs missing from your dict: {sorted(missing)[:6]!r}"
+                            + (f"\n  hint: {hint}" if hint else ""))
+    wrong = []
+    for pair, want in expected.items():
+        try:
+            value = float(got[pair])
+        except (TypeError, ValueError):
+            raise ExerciseError(f"{case}: the score of {pair!r} is {got[pair]!r}, not a number") from None
+        if not math.isclose(value, want, rel_tol=1e-9, abs_tol=1e-12):
+            wrong.append((pair, want, value))
+    if wrong:
+        # Show a pair whose wrong value gives the mistake away, if there is one; else the first.
+        known = [(w, text) for w in wrong for (p, slip), text in slips.items()
+                 if p == w[0] and math.isclose(w[2], slip)]
+        (pair, want, value), why = known[0] if known else (wrong[0], hint or (
+            "score = freq(ab) / (freq(a) × freq(b)), every frequency weighted by the word counts"))
+        raise ExerciseError(f"{case}: {len(wrong)} of {len(expected)} scores differ; the score of {pair!r}:"
+                            f"\n  expected {want!r}\n  received {value!r}\n  hint: {why}")
+
+
+def _random_corpus(rng: random.Random) -> tuple[dict, dict]:
+    letters = "abcde"[: rng.randint(2, 5)]
+    counts = {}
+    for _ in range(rng.randint(3, 25)):
+        counts["".join(rng.choice(letters) for _ in range(rng.randint(1, 7)))] = rng.randint(1, 50)
+    return counts, learn.initial_splits(counts)
+
+
+def _merge_some(rng: random.Random, counts: dict, splits: dict, n: int) -> dict:
+    for _ in range(n):
+        pairs = sorted(learn.count_pairs(counts, splits))
+        if not pairs:
+            break
+        splits = learn.merge_pair(rng.choice(pairs), splits)
+    return splits
+
+
+def pair_scores(fn) -> None:
+    """Check `fn(word_counts, splits) -> {(a, b): score}` with score = freq(ab) / (freq(a) × freq(b)),
+    all frequencies weighted by the word counts."""
+    for name, counts, splits, expected, slips in PAIR_CASES:
+        case = f"my_pair_scores({counts!r}, splits) [{name}; splits = {splits!r}]"
+        got = call(fn, case, copy.deepcopy(counts), copy.deepcopy(splits))
+        _check_scores(case, got, expected, slips)
+
+    rng = random.Random(3)
+    corpora = []
+    for i in range(40):
+        counts, splits = _random_corpus(rng)
+        corpora.append((f"random corpus {i}", counts, _merge_some(rng, counts, splits, rng.randint(0, 6))))
+    lines = _valid_lines()
+    for i in range(4):
+        start = rng.randrange(len(lines) - 60)
+        counts = dict(learn.word_counts(lines[start:start + 60]))
+        splits = _merge_some(rng, counts, learn.initial_splits(counts), 10 * i)
+        corpora.append((f"60 sentences of valid.txt from sentence {start + 1}, after {10 * i} merges", counts, splits))
+    for label, counts, splits in corpora:
+        shown = repr(counts) if len(counts) <= 8 else f"{len(counts)} words"
+        case = f"my_pair_scores({shown}, splits) [{label}]"
+        got = call(fn, case, copy.deepcopy(counts), copy.deepcopy(splits))
+        _check_scores(case, got, learn.pair_scores(counts, splits), {},
+                      hint="compare with minibert.tokenizer.learn.pair_scores(word_counts, splits)")
+    passed("pair_scores", f"{len(PAIR_CASES)} hand-computed cases and {len(corpora)} random corpora "
+                          "(random words, and sentences of valid.txt, after up to 30 merges) agree with minibert")
