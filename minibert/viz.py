@@ -75,28 +75,15 @@ def attention_heads(probs, tokens: Sequence[str], *, heads: Sequence[int] | None
                     size: float = 2.1, title: str | None = None):
     """A grid of one layer's heads: `probs` is (nh, T, T). Token labels on the left column and
     bottom row only. Returns the figure."""
-    import matplotlib.pyplot as plt
-
     probs = torch.as_tensor(probs).detach().float().cpu()
     if probs.ndim != 3:
         raise ValueError(f"expected one layer's (nh, T, T) attention, got shape {tuple(probs.shape)}; "
                          "index the (B, nh, T, T) tensor as attn[b]")
     heads = list(range(probs.shape[0])) if heads is None else list(heads)
-    nrows = -(-len(heads) // ncols)
-    ncols = min(ncols, len(heads))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols + 1.0, size * nrows + 1.0), squeeze=False)
-    for i, ax in enumerate(axes.flat):
-        if i >= len(heads):
-            ax.axis("off")
-            continue
-        attention_heatmap(probs[heads[i]], tokens, ax=ax, title=f"head {heads[i]}", labels=False)
-        if i % ncols == 0:
-            ax.set_yticks(range(len(tokens)), tokens, fontsize=6)
-        if i >= len(heads) - ncols:
-            ax.set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=6)
+    fig = _grid([(probs[h], f"head {h}") for h in heads], tokens, ncols, size, bottom_labels=True)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+        fig.tight_layout()
     return fig
 
 
@@ -104,24 +91,30 @@ def attention_layers(attentions: Sequence[torch.Tensor], tokens: Sequence[str], 
                      head: int | None = None, ncols: int = 6, size: float = 2.2):
     """Every layer at a glance: each panel is one layer's attention, averaged over its heads (or one
     `head`). `attentions` is what minibert returns with output_attentions=True. Returns the figure."""
-    import matplotlib.pyplot as plt
-
     T = len(tokens)
     panels = []
     for layer in attentions:  # (B, nh, T', T'); padding beyond the tokens is cut off
         a = layer[batch_index, :, :T, :T].detach().float().cpu()
         panels.append(a.mean(0) if head is None else a[head])
-    nrows = -(-len(panels) // ncols)
-    ncols = min(ncols, len(panels))
+    what = "mean of heads" if head is None else f"head {head}"
+    return _grid([(p, f"layer {i} ({what})") for i, p in enumerate(panels)], tokens, ncols, size, bottom_labels=False)
+
+
+def _grid(panels, tokens: Sequence[str], ncols: int, size: float, bottom_labels: bool):
+    """(matrix, title) heatmaps in rows of `ncols`; token labels on the left column (and the bottom row)."""
+    import matplotlib.pyplot as plt
+
+    nrows, ncols = -(-len(panels) // ncols), min(ncols, len(panels))
     fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols + 1.0, size * nrows + 1.0), squeeze=False)
     for i, ax in enumerate(axes.flat):
         if i >= len(panels):
             ax.axis("off")
             continue
-        what = "mean of heads" if head is None else f"head {head}"
-        attention_heatmap(panels[i], tokens, ax=ax, title=f"layer {i} ({what})", labels=False)
+        attention_heatmap(panels[i][0], tokens, ax=ax, title=panels[i][1], labels=False)
         if i % ncols == 0:
-            ax.set_yticks(range(T), tokens, fontsize=6)
+            ax.set_yticks(range(len(tokens)), tokens, fontsize=6)
+        if bottom_labels and i >= len(panels) - ncols:
+            ax.set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=6)
     fig.tight_layout()
     return fig
 

@@ -51,8 +51,9 @@ def execute(path: Path, timeout: int = 600) -> float:
 
 def main(paths: list[str]) -> None:
     kernel_environment()
+    solutions = HERE.parent / "exercises" / "solutions"
     notebooks = [Path(p).resolve() for p in paths] or (
-        sorted(HERE.glob("[0-9][0-9]_*.ipynb")) + sorted((HERE.parent / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb")))
+        sorted(HERE.glob("[0-9][0-9]_*.ipynb")) + sorted(solutions.glob("[0-9][0-9]_*.ipynb")))
     for path in notebooks:
         name = path.relative_to(HERE.parent) if path.is_relative_to(HERE.parent) else path
         print(f"{name}: {execute(path):.1f} s", flush=True)

@@ -1,4 +1,7 @@
+from pathlib import Path
+
 import pytest
+from helpers import exercise_functions
 
 import minibert
 
@@ -50,3 +53,14 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("measured by the tests")
         for line in MEASURED:
             terminalreporter.write_line(line)
+
+
+# The functions of an exercise notebook, for the checker tests: each test module names its notebook in NAME.
+@pytest.fixture(scope="module")
+def solutions(request):
+    return exercise_functions(Path(__file__).parents[1] / "exercises" / "solutions" / request.module.NAME)
+
+
+@pytest.fixture(scope="module")
+def stubs(request):
+    return exercise_functions(Path(__file__).parents[1] / "exercises" / request.module.NAME)

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from helpers import exercise_functions
 from minibert import check
 from minibert.check import ExerciseError
 
@@ -20,16 +19,6 @@ CHECKERS = {  # checker -> the function its exercise defines
     "split_heads": "my_split_heads",
     "merge_heads": "my_merge_heads",
 }
-
-
-@pytest.fixture(scope="module")
-def solutions():
-    return exercise_functions(ROOT / "exercises" / "solutions" / NAME)
-
-
-@pytest.fixture(scope="module")
-def stubs():
-    return exercise_functions(ROOT / "exercises" / NAME)
 
 
 def test_every_checker_is_exported():

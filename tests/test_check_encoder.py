@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-
 from helpers import exercise_functions
+
 from minibert import check
 from minibert.check import ExerciseError
 

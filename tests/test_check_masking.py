@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from helpers import exercise_functions
+
 from minibert import check
 from minibert.check import ExerciseError
 from minibert.check.masking import whole_words as masking_check

@@ -7,7 +7,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import exercise_functions
 
 from minibert import check
 from minibert.check import ExerciseError
@@ -17,16 +16,6 @@ ROOT = Path(__file__).resolve().parents[1]
 NAME = "01_wordpiece.ipynb"
 CHECKS = [("basic_words", "my_basic_words"), ("wordpiece_encode", "my_wordpiece"),
           ("pair_scores", "my_pair_scores"), ("pack_pair", "my_pack")]
-
-
-@pytest.fixture(scope="module")
-def solutions():
-    return exercise_functions(ROOT / "exercises" / "solutions" / NAME)
-
-
-@pytest.fixture(scope="module")
-def stubs():
-    return exercise_functions(ROOT / "exercises" / NAME)
 
 
 @pytest.mark.parametrize("checker, function", CHECKS)
@@ -204,7 +193,8 @@ def test_the_scores_of_these_tests_are_right():
 
 @pytest.mark.parametrize("bug, message", [
     (dict(divide=False), r"\[the toy corpus of chapter 01(.|\n)*received 5\.0\n  hint: that is freq\(ab\) alone"),
-    (dict(weight_pairs=False), r"the score of \('##g', '##s'\)(.|\n)*received 0\.01\n(.|\n)*weight by the word's count"),
+    (dict(weight_pairs=False),
+     r"the score of \('##g', '##s'\)(.|\n)*received 0\.01\n(.|\n)*weight by the word's count"),
     (dict(weight_pieces=False), r"the score of \('##g', '##s'\)(.|\n)*not the number of distinct words"),
     (dict(weight_pairs=False, weight_pieces=False), r"weight both the pair counts and the piece counts"),
     (dict(across_words=True), r"not two adjacent pieces of one word(.|\n)*never a pair"),

@@ -66,9 +66,9 @@ def test_errors_only_where_tagged(chapter):
             continue
         raised = any(o.output_type == "error" for o in cell.outputs)
         # nbval passes a raises-exception cell that raised nothing: the stored output must show the error.
+        what = "raised without" if raised else "raised nothing, yet has"
         assert raised == ("raises-exception" in _tags(cell)), (
-            f"{path.name} cell {i}: {'raised without' if raised else 'tagged raises-exception but raised nothing, with'}"
-            f" the raises-exception tag:\n{cell.source[:200]}")
+            f"{path.name} cell {i}: {what} the raises-exception tag:\n{cell.source[:200]}")
 
 
 def test_tags_not_comment_markers(chapter):

@@ -2,8 +2,8 @@
 
 import re
 import shutil
-import warnings
 import subprocess
+import warnings
 
 import matplotlib
 import pytest

@@ -9,7 +9,6 @@ from ...model import SelfAttention
 from ..common import ExerciseError, expect_close, passed
 from ._shared import _call_with_hints, _expect, _model, _t
 
-
 # ---------------------------------------------------------------------------------------------------
 # Exercises 2.4 and 2.5: (B, T, H) <-> (B, nh, T, hs)
 

@@ -11,7 +11,6 @@ from ...model import Embeddings
 from ..common import call, expect_close, passed
 from ._shared import _expect, _model, _t
 
-
 # ---------------------------------------------------------------------------------------------------
 # Exercise 2.1: LayerNorm(word[ids] + segment[types] + position[0..T-1])
 

@@ -13,7 +13,6 @@ from ...model import SelfAttention
 from ..common import ExerciseError, _short, call, expect_close, passed
 from ._shared import _call_with_hints, _close, _expect, _model, _rounded, _t
 
-
 # ---------------------------------------------------------------------------------------------------
 # Exercise 2.2: softmax(q kᵀ / √hs) v, padded keys masked
 

@@ -12,7 +12,6 @@ from ...model import FeedForward
 from ..common import ExerciseError, call, expect_close, passed
 from ._shared import _same, _with_hint
 
-
 # --- 3.1 the feed-forward block ----------------------------------------------------------------
 
 # Φ, the standard normal CDF, from a table: Φ(1) = 0.8413447461, Φ(0.5) = 0.6914624613,

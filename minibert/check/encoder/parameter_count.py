@@ -13,7 +13,6 @@ from ...config import BertConfig
 from ...model import BertModel
 from ..common import ExerciseError, call, expect_equal, passed
 
-
 # --- 3.3 counting the parameters ----------------------------------------------------------------
 
 # The hand case, V = 10, H = 4, L = 1, A = 2, I = 6, P = 8, S = 2 (a linear map n -> m: n·m + m):

@@ -12,7 +12,6 @@ from ...model import EncoderLayer
 from ..common import ExerciseError, call, expect_close, passed
 from ._shared import _minilm, _same
 
-
 # --- 3.2 a post-LN encoder layer ----------------------------------------------------------------
 
 class _CalledTheLayer(RuntimeError):

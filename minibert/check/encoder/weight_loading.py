@@ -9,7 +9,6 @@ from ...model import EncoderLayer
 from ..common import ExerciseError, call, expect_close, passed
 from ._shared import _minilm, _with_hint
 
-
 # --- 3.4 loading one layer's real weights ------------------------------------------------------
 
 def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected: torch.Tensor, i: int,

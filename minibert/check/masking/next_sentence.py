@@ -7,7 +7,6 @@ from collections import Counter
 
 from ..common import ExerciseError, call, expect_rate, passed
 
-
 # ---- 4.3 NSP pairs -------------------------------------------------------------------------------
 
 def _locate(documents):

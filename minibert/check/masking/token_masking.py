@@ -8,7 +8,6 @@ import torch
 
 from ..common import ExerciseError, call, expect_equal, expect_rate, passed
 
-
 # ---- 4.1 masking ---------------------------------------------------------------------------------
 
 PAD, CLS, SEP, MASK = 0, 101, 102, 103  # BERT's ids for the special tokens

@@ -11,7 +11,6 @@ import torch
 
 from ..common import ExerciseError, call, expect_equal, passed
 
-
 # ---- 4.2 word groups -----------------------------------------------------------------------------
 
 SPECIALS = ("[CLS]", "[SEP]", "[PAD]")

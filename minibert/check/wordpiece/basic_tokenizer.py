@@ -8,7 +8,6 @@ import string
 from ..common import call, expect_equal, passed
 from ._shared import _named, _reference_words, _valid_lines
 
-
 # ---- Exercise 1.1 · BERT's basic tokenizer ---------------------------------------------------------
 
 # (name, text, expected words, what BERT does that this case tests)

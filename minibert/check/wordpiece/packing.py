@@ -98,8 +98,9 @@ def pack_pair(fn) -> None:
         a = bert.tokenize(text_a)
         b = None if text_b is None else bert.tokenize(text_b)
         label = "one line" if b is None else "two lines"
-        case = f"my_pack(tokens of {_named(text_a, 50)}, {'None' if b is None else 'tokens of ' + _named(text_b, 50)}) " \
-               f"[{label} of valid.txt; expected from minibert.Tokenizer(text_a, text_b)]"
+        second = "None" if b is None else "tokens of " + _named(text_b, 50)
+        case = (f"my_pack(tokens of {_named(text_a, 50)}, {second}) "
+                f"[{label} of valid.txt; expected from minibert.Tokenizer(text_a, text_b)]")
         _check_pack(case, fn, a, b, bert.convert_ids_to_tokens(enc["input_ids"]), list(enc["token_type_ids"]))
         cases += 1
     passed("pack_pair", f"{len(PACK_CASES)} hand-computed cases and {cases} random ones (lines of valid.txt, "

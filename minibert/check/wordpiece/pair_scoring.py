@@ -11,7 +11,6 @@ from ...tokenizer import learn
 from ..common import ExerciseError, call, passed
 from ._shared import _valid_lines
 
-
 # ---- Exercise 1.3 · one training step: the pair scores --------------------------------------------
 
 _TOY_COUNTS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}  # chapter 01's toy corpus (Hugging Face's course)
