@@ -60,9 +60,10 @@ def _count_diagnosis(config: BertConfig, got: int) -> str:
         "output)":
             config.num_hidden_layers * _numel(model.encoder.layers[0].attention.output),
     }
-    for what, n in missing.items():
-        if got == expected - n:
-            return f"your count is short by {n:,}, exactly the number of {what}"
+    # Several parts can have the same size (S·H = 2H when S = 2): name every one that fits.
+    fits = [what for what, n in missing.items() if got == expected - n]
+    if fits:
+        return f"your count is short by {expected - got:,}, exactly the number of " + ", or of ".join(fits)
     variants = {f"max_position_embeddings={P}": dict(max_position_embeddings=P) for P in (512, 128)}
     variants["intermediate_size=4·hidden_size"] = dict(intermediate_size=4 * H)
     variants["one layer"] = dict(num_hidden_layers=1)
