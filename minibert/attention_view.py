@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from .corpus.common import CorpusError, Source
-from .corpus.fetch import fetch
+from .corpus.fetch import cached, fetch
 
 CACHE = Path(__file__).resolve().parents[1] / "data" / "cache" / "js"
 BERTVIZ_PACKAGE = "bertviz==1.4.1"  # installed with --no-deps (Makefile): we use its JavaScript only
@@ -55,8 +55,7 @@ def fetch_libraries(cache: Path = CACHE) -> None:
 
 def _read_library(name: str) -> str:
     source = LIBRARIES[name]
-    path = CACHE / f"{source.package.replace('@', '-')}.tgz"
-    if not path.is_file():
+    if (path := cached(source, CACHE)) is None:
         raise FileNotFoundError(f"{source.package} is not in {CACHE}: {SETUP_HINT}")
     with tarfile.open(path) as tar:
         return tar.extractfile(source.member).read().decode("utf-8")

@@ -8,10 +8,17 @@ with tolerances, and prints one line when everything agrees. A function that sti
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
+
+from ..checkpoint import minilm_path
+
+# The course corpus (made by `make setup`): real sentences for the random cases.
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
 
 
 class ExerciseError(AssertionError):
@@ -71,6 +78,27 @@ def expect_rate(name: str, count: int, total: int, p: float, *, z: float = 4.0, 
     if abs(count - p * total) > z * sd:
         raise ExerciseError(f"{name}: {count} of {total} ({count / total:.4f}), expected about {p:.4f} "
                             f"(± {z * sd / total:.4f})" + (f"\n  hint: {hint}" if hint else ""))
+
+
+def corpus_file(name: str = "valid.txt") -> Path:
+    path = CORPUS / name
+    if not path.is_file():
+        raise FileNotFoundError(f"the course corpus is missing ({path}); run `make setup` once to prepare it")
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def valid_lines() -> tuple[str, ...]:
+    """The sentences of the corpus's validation split, read once per kernel."""
+    return tuple(line for line in corpus_file().read_text(encoding="utf-8").split("\n") if line)
+
+
+@functools.lru_cache(maxsize=1)
+def minilm_tokenizer():
+    """all-MiniLM-L6-v2's uncased WordPiece tokenizer, loaded once per kernel."""
+    from ..tokenizer import Tokenizer
+
+    return Tokenizer.from_pretrained(minilm_path())
 
 
 def passed(what: str, detail: str) -> None:

@@ -9,7 +9,7 @@ import torch
 
 from ...checkpoint import minilm_path
 from ...model import BertModel
-from ..common import ExerciseError
+from ..common import ExerciseError, minilm_tokenizer
 
 
 def _with_hint(error: ExerciseError, hint: str) -> ExerciseError:
@@ -27,13 +27,10 @@ def _minilm():
     and a padded batch of two real sentence pairs with every hidden state."""
     from safetensors.torch import load_file
 
-    from ...tokenizer import Tokenizer
-
     path = minilm_path()
     model = BertModel.from_pretrained(path)  # eval mode: no dropout
     state = load_file(path / "model.safetensors")
-    tokenizer = Tokenizer.from_pretrained(path)
-    batch = tokenizer(["Call me Ishmael.", "BERT is conceptually simple and empirically powerful."],
+    batch = minilm_tokenizer()(["Call me Ishmael.", "BERT is conceptually simple and empirically powerful."],
                       ["Some years ago, never mind how long precisely, I thought I would sail about.",
                        "It obtains new results."], padding=True, return_tensors="pt")
     with torch.no_grad():

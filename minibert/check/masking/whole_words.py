@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from pathlib import Path
 
 import torch
 
-from ..common import ExerciseError, call, expect_equal, passed
+from ..common import ExerciseError, call, corpus_file, expect_equal, minilm_tokenizer, passed
 
 # ---- 4.2 word groups -----------------------------------------------------------------------------
 
@@ -35,12 +34,10 @@ WORD_CASES = [  # tokens, the groups worked out by hand, what the case is about
 def _real_token_lists(n: int = 40):
     """n real sentence pairs from the course corpus (valid.txt), tokenised by all-MiniLM-L6-v2's
     WordPiece, laid out as [CLS] A [SEP] B [SEP] with 0 to 3 [PAD]."""
-    import minibert
-    from minibert.corpus.common import iter_documents
+    from ...corpus.common import iter_documents
 
-    tok = minibert.Tokenizer.from_pretrained(minibert.minilm_path())
-    path = Path(minibert.__file__).resolve().parents[1] / "data" / "corpus" / "valid.txt"
-    documents = [d for d in iter_documents(path) if len(d) >= 2]
+    tok = minilm_tokenizer()
+    documents = [d for d in iter_documents(corpus_file()) if len(d) >= 2]
     rng = random.Random(4)
     cases = []
     for _ in range(n):

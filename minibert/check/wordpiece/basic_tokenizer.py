@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import string
 
-from ..common import call, expect_equal, passed
-from ._shared import _named, _reference_words, _valid_lines
+from ..common import call, expect_equal, passed, valid_lines
+from ._shared import _named, _reference_words
 
 # ---- Exercise 1.1 · BERT's basic tokenizer ---------------------------------------------------------
 
@@ -63,7 +63,7 @@ def basic_words(fn) -> None:
         expect_equal(case, got, expected, hint=hint)
 
     rng = random.Random(1)
-    lines = rng.sample(_valid_lines(), 400)
+    lines = rng.sample(valid_lines(), 400)
     texts = [(f"line of valid.txt {_named(line)}", line) for line in lines]
     for i in range(400):
         text = "".join(rng.choice(_RANDOM_CHARS) for _ in range(rng.randint(1, 24)))

@@ -9,8 +9,8 @@ import string
 from ...checkpoint import minilm_path
 from ...tokenizer import reference
 from ...tokenizer.vocab import load_vocab
-from ..common import call, expect_equal, passed
-from ._shared import _reference_words, _valid_lines
+from ..common import call, expect_equal, passed, valid_lines
+from ._shared import _reference_words
 
 
 @functools.lru_cache(maxsize=1)
@@ -70,7 +70,7 @@ def wordpiece_encode(fn) -> None:
 
     vocab = _minilm_vocab()
     rng = random.Random(2)
-    lines = rng.sample(_valid_lines(), 300)
+    lines = rng.sample(valid_lines(), 300)
     real = sorted({w for line in lines for w in _reference_words(line)})
     words = [(w, "a word of valid.txt") for w in rng.sample(real, min(800, len(real)))]
     letters = string.ascii_lowercase

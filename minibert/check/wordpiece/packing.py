@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 import random
 
-from ...checkpoint import minilm_path
-from ...tokenizer import Tokenizer
-from ..common import ExerciseError, call, expect_equal, passed
-from ._shared import _named, _valid_lines
-
-
-@functools.lru_cache(maxsize=1)
-def _minilm_tokenizer() -> Tokenizer:
-    return Tokenizer.from_pretrained(minilm_path())
+from ..common import ExerciseError, call, expect_equal, minilm_tokenizer, passed, valid_lines
+from ._shared import _named
 
 
 def _as_list(value, name: str, what: str) -> list:
@@ -87,8 +79,8 @@ def pack_pair(fn) -> None:
         case = f"my_pack({a!r}, {b!r}) [{name}]"
         _check_pack(case, fn, list(a), None if b is None else list(b), tokens, types)
 
-    bert = _minilm_tokenizer()
-    lines = _valid_lines()
+    bert = minilm_tokenizer()
+    lines = valid_lines()
     rng = random.Random(4)
     starts = rng.sample(range(len(lines) - 1), 240)
     cases = 0

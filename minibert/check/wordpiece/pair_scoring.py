@@ -8,8 +8,7 @@ import random
 from collections.abc import Mapping
 
 from ...tokenizer import learn
-from ..common import ExerciseError, call, passed
-from ._shared import _valid_lines
+from ..common import ExerciseError, call, passed, valid_lines
 
 # ---- Exercise 1.3 · one training step: the pair scores --------------------------------------------
 
@@ -108,7 +107,7 @@ def pair_scores(fn) -> None:
     for i in range(40):
         counts, splits = _random_corpus(rng)
         corpora.append((f"random corpus {i}", counts, _merge_some(rng, counts, splits, rng.randint(0, 6))))
-    lines = _valid_lines()
+    lines = valid_lines()
     for i in range(4):
         start = rng.randrange(len(lines) - 60)
         counts = dict(learn.word_counts(lines[start:start + 60]))
