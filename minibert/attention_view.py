@@ -27,38 +27,33 @@ from pathlib import Path
 
 import torch
 
-from .corpus.common import CorpusError, Source
-from .corpus.fetch import cached, fetch
+from .hub import FetchError, Package, cached, fetch
 
 CACHE = Path(__file__).resolve().parents[1] / "data" / "cache" / "js"
 BERTVIZ_PACKAGE = "bertviz==1.4.1"  # installed with --no-deps (Makefile): we use its JavaScript only
 
 
-def _library(name: str, package: str, member: str, sha256: str, licence: str) -> Source:
-    return Source(name=name, title=name, registry="npm", package=package, member=member, archive_sha256=sha256,
-                  licence=licence, cleaning=(), read=None, splits_sentences=False)
-
-
-LIBRARIES = {  # the AMD module names bertviz's code asks require.js for
-    "d3": _library("d3", "d3@5.7.0", "package/dist/d3.min.js",
-                   "21f53af012d1c00bc9476fa7c3be902fda809495b001e7f7a9481c744d4fe51e", "BSD-3-Clause"),
-    "jquery": _library("jquery", "jquery@2.2.4", "package/dist/jquery.min.js",
-                       "1ce113265b4e2a1c8cfc1da2fbf8836bd44e2911daa2a264b8ec52afef2e19a1", "MIT"),
+# The AMD module names bertviz's code asks require.js for -> (the npm tarball, the file inside it).
+LIBRARIES = {
+    "d3": (Package("npm", "d3@5.7.0", "21f53af012d1c00bc9476fa7c3be902fda809495b001e7f7a9481c744d4fe51e"),
+           "package/dist/d3.min.js"),  # BSD-3-Clause
+    "jquery": (Package("npm", "jquery@2.2.4", "1ce113265b4e2a1c8cfc1da2fbf8836bd44e2911daa2a264b8ec52afef2e19a1"),
+               "package/dist/jquery.min.js"),  # MIT
 }
 SETUP_HINT = "run `make setup` (or `python -m minibert.attention_view fetch`) once, online"
 
 
 def fetch_libraries(cache: Path = CACHE) -> None:
-    for source in LIBRARIES.values():
-        fetch(source, cache)
+    for package, _ in LIBRARIES.values():
+        fetch(package, cache)
 
 
 def _read_library(name: str) -> str:
-    source = LIBRARIES[name]
-    if (path := cached(source, CACHE)) is None:
-        raise FileNotFoundError(f"{source.package} is not in {CACHE}: {SETUP_HINT}")
+    package, member = LIBRARIES[name]
+    if (path := cached(package, CACHE)) is None:
+        raise FileNotFoundError(f"{package.spec} is not in {CACHE}: {SETUP_HINT}")
     with tarfile.open(path) as tar:
-        return tar.extractfile(source.member).read().decode("utf-8")
+        return tar.extractfile(member).read().decode("utf-8")
 
 
 def _bertviz_js(view: str) -> str:
@@ -149,6 +144,6 @@ if __name__ == "__main__":
         sys.exit("usage: python -m minibert.attention_view fetch")
     try:
         fetch_libraries()
-    except CorpusError as e:
+    except FetchError as e:
         sys.exit(f"error: {e}")
     print(f"d3 and jQuery are in {CACHE}")

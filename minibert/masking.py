@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 import torch
 
-IGNORE_INDEX = -100  # the label cross_entropy skips
+from .inputs import IGNORE_INDEX  # the label cross_entropy skips
+from . import seeding
 
 
 def num_to_predict(num_candidates: int, mlm_probability: float, max_predictions: int | None) -> int:
@@ -42,7 +43,7 @@ def mask_tokens(input_ids: torch.Tensor, *, special_tokens_mask: torch.Tensor, m
     special_tokens_mask  (B, T), 1 where a token must never be selected: [CLS], [SEP], padding.
     proportions          (mask, random, keep) for the selected tokens; BERT's is (0.8, 0.1, 0.1).
     special_token_ids    ids a random replacement must never be (the tokenizer's all_special_ids);
-                         [MASK] is never one either.
+                         [MASK] is never one either, nor any id under special_tokens_mask.
     word_starts          (B, T), 1 where a word starts (a token without "##"): whole-word masking,
                          where a word and all its pieces are selected together.
     The generator makes the corruption a function of its seed: same seed, same masks.
@@ -63,6 +64,9 @@ def mask_tokens(input_ids: torch.Tensor, *, special_tokens_mask: torch.Tensor, m
 
     allowed = torch.ones(vocab_size, dtype=torch.bool)
     allowed[[mask_token_id, *special_token_ids]] = False
+    # The ids standing under the special-tokens mask ([CLS], [SEP], [PAD]) are special whether or
+    # not the caller listed them in special_token_ids: a random replacement is never one of them.
+    allowed[input_ids[special_tokens_mask.bool()]] = False
     pool = allowed.nonzero().squeeze(1)  # ids a random replacement may take
     random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
 
@@ -126,6 +130,71 @@ def _check(input_ids, special_tokens_mask, proportions, mlm_probability, word_st
                          "keep) that sum to 1, e.g. BERT's (0.8, 0.1, 0.1)")
     if not 0 < mlm_probability <= 1:
         raise ValueError(f"mlm_probability={mlm_probability} must be in (0, 1]; BERT uses 0.15")
+
+
+class MaskingCollator:
+    """Pads a list of pre-training instances into a batch and masks it with `mask_tokens`: the batch face of masking.
+
+    static=False (dynamic masking, RoBERTa's choice): new masks every time an instance is drawn.
+    static=True (BERT's choice): an instance's masks depend only on the seed and its index, so it
+    is masked the same way every epoch (BERT stored `dupe_factor` masked copies instead).
+    objective="ltr": no masks; every token's label is the token after it, for the paper's
+    left-to-right ablation (the model must then attend only to the left)."""
+
+    def __init__(self, *, pad_token_id: int, cls_token_id: int, sep_token_id: int, mask_token_id: int,
+                 vocab_size: int, special_token_ids, seed: int = 0, static: bool = False, objective: str = "mlm",
+                 word_start_tokens: list[str] | None = None, **masking):
+        if objective not in ("mlm", "ltr"):
+            raise ValueError(f"objective={objective!r}; use 'mlm' (masked LM) or 'ltr' (left-to-right LM)")
+        self.objective = objective
+        self.pad, self.cls, self.sep, self.mask = pad_token_id, cls_token_id, sep_token_id, mask_token_id
+        self.vocab_size, self.special_token_ids = vocab_size, list(special_token_ids)
+        self.seed, self.static, self.masking = seed, static, masking
+        self.word_start_tokens = word_start_tokens  # the vocab in id order, for whole-word masking
+        self.generator = None  # made on first use, in the process that uses it (see _dynamic)
+
+    def __call__(self, rows: list[dict]) -> dict:
+        T = max(len(r["input_ids"]) for r in rows)
+        input_ids = torch.full((len(rows), T), self.pad, dtype=torch.long)  # (B, T)
+        token_type_ids = torch.zeros_like(input_ids)
+        attention_mask = torch.zeros_like(input_ids)
+        for b, r in enumerate(rows):
+            n = len(r["input_ids"])
+            input_ids[b, :n], token_type_ids[b, :n], attention_mask[b, :n] = r["input_ids"], r["token_type_ids"], 1
+        next_sentence_label = torch.stack([r["next_sentence_label"] for r in rows])
+        if self.objective == "ltr":  # predict token t + 1 from tokens 0..t
+            labels = torch.full_like(input_ids, IGNORE_INDEX)
+            labels[:, :-1] = input_ids[:, 1:].masked_fill(attention_mask[:, 1:] == 0, IGNORE_INDEX)
+            return {"input_ids": input_ids, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
+                    "labels": labels, "next_sentence_label": next_sentence_label}
+        special = (attention_mask == 0) | (input_ids == self.cls) | (input_ids == self.sep)
+        starts = word_starts(input_ids, self.word_start_tokens) if self.word_start_tokens else None
+
+        def corrupt(ids, special_mask, starts_, generator):
+            return mask_tokens(ids, special_tokens_mask=special_mask, mask_token_id=self.mask,
+                               vocab_size=self.vocab_size, generator=generator,
+                               special_token_ids=self.special_token_ids, word_starts=starts_, **self.masking)
+
+        if self.static:  # row by row, each with a generator seeded by its instance's index
+            masked, labels = input_ids.clone(), torch.full_like(input_ids, IGNORE_INDEX)
+            for b, r in enumerate(rows):
+                # At the row's own length, so its masks do not depend on how long its batch-mates are.
+                n = len(r["input_ids"])
+                masked[b:b + 1, :n], labels[b:b + 1, :n] = corrupt(
+                    input_ids[b:b + 1, :n], special[b:b + 1, :n], None if starts is None else starts[b:b + 1, :n],
+                    seeding.generator(self.seed, int(r["index"])))
+        else:
+            masked, labels = corrupt(input_ids, special, starts, self._dynamic())
+        return {"input_ids": masked, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
+                "labels": labels, "next_sentence_label": next_sentence_label}
+
+    def _dynamic(self) -> torch.Generator:
+        """One generator per process: DataLoader workers get copies of this collator, and without
+        their worker id in the seed they would all draw the same masks."""
+        if self.generator is None:
+            info = torch.utils.data.get_worker_info()
+            self.generator = seeding.generator(self.seed, info.id + 1 if info else 0)
+        return self.generator
 
 
 def show_masks(input_ids: list[int], masked_ids: list[int], labels: list[int], tokens: Sequence[str]) -> str:

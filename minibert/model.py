@@ -148,15 +148,19 @@ class Pooler(nn.Module):
         return torch.tanh(self.dense(x[:, 0]))  # (B, T, H) -> (B, H)
 
 
-@dataclass
-class BertOutput:
-    last_hidden_state: torch.Tensor  # (B, T, H)
-    pooler_output: torch.Tensor  # (B, H)
-    hidden_states: tuple[torch.Tensor, ...] | None = None  # embeddings + each layer: L+1 × (B, T, H)
-    attentions: tuple[torch.Tensor, ...] | None = None  # each layer: L × (B, nh, T, T)
+class ModelOutput:
+    """What every model returns: a dataclass whose fields also read as `out["logits"]`, as in transformers."""
 
     def __getitem__(self, key: str):
         return getattr(self, key)
+
+
+@dataclass
+class BertOutput(ModelOutput):
+    last_hidden_state: torch.Tensor  # (B, T, H)
+    pooler_output: torch.Tensor | None  # (B, H); None in a model built without the pooler
+    hidden_states: tuple[torch.Tensor, ...] | None = None  # embeddings + each layer: L+1 × (B, T, H)
+    attentions: tuple[torch.Tensor, ...] | None = None  # each layer: L × (B, nh, T, T)
 
 
 def init_bert_weights(module: nn.Module, std: float) -> None:
@@ -172,16 +176,18 @@ def init_bert_weights(module: nn.Module, std: float) -> None:
 
 
 class BertModel(PretrainedMixin, nn.Module):
-    """The encoder: embeddings, L post-LN layers, and the pooler."""
+    """The encoder: embeddings, L post-LN layers, and the pooler. Heads that read every token and
+    never [CLS] (tagging, spans) build it with `add_pooling_layer=False`, as transformers does, so
+    their checkpoints hold no pooler."""
 
     hf_architecture = "BertModel"
 
-    def __init__(self, config: BertConfig):
+    def __init__(self, config: BertConfig, add_pooling_layer: bool = True):
         super().__init__()
         self.config = config
         self.embeddings = Embeddings(config)
         self.encoder = Encoder(config)
-        self.pooler = Pooler(config)
+        self.pooler = Pooler(config) if add_pooling_layer else None
         self.apply(lambda m: init_bert_weights(m, config.initializer_range))
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, *,
@@ -194,4 +200,4 @@ class BertModel(PretrainedMixin, nn.Module):
         key_mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
         x = self.embeddings(input_ids, token_type_ids)
         x, hidden_states, attentions = self.encoder(x, key_mask, output_hidden_states, output_attentions)
-        return BertOutput(x, self.pooler(x), hidden_states, attentions)
+        return BertOutput(x, self.pooler(x) if self.pooler is not None else None, hidden_states, attentions)

@@ -6,7 +6,7 @@ and in a notebook stored on GitHub. Attention probabilities come from minibert w
 attends), columns = keys (the tokens attended to); every row sums to 1.
 
 The interactive bertviz views are in `minibert.attention_view`; training curves against the course's
-reference runs are `minibert.pretrain.curves.plot_run`, re-exported here.
+reference runs are `minibert.pretrain.plot_run` (it lives with the training loop it reads).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ __all__ = [
     "attention_layers",
     "masking_kinds",
     "masking_view",
-    "plot_run",
 ]
 
 # What happened to each position of a masked sequence (BERT §3.1: 15% selected, then 80/10/10).
@@ -184,16 +183,6 @@ def masking_view(seen: Sequence[str], kinds: Sequence[str], *, originals: Sequen
     return ax
 
 
-def plot_run(run=None, reference: str | None = "tiny", **kwargs):
-    """Held-out MLM loss, masked-token accuracy and NSP accuracy of a run against the course's reference
-    curve (see `minibert.pretrain.curves.plot_run`). Imported on first use: it brings in the training
-    loop's dependencies."""
-    from .pretrain.curves import plot_run as _plot_run
-
-    return _plot_run(run, reference, **kwargs)
-
-
-@functools.cache
 def _monospace_font():
     from matplotlib.font_manager import FontProperties, findfont
     from matplotlib.ft2font import FT2Font

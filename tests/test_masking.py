@@ -118,6 +118,19 @@ def test_same_seed_same_masks(tok, batch):
     assert not torch.equal(first[1], corrupt(tok, batch, seed=8)[1])
 
 
+def test_random_replacements_are_never_special_even_when_not_listed(tok, batch):
+    """Called with the special-tokens mask alone (no special_token_ids), the ids standing under the
+    mask ([CLS], [SEP], [PAD]) must still never be drawn as a random replacement."""
+    input_ids, special = batch
+    masked, labels = mask_tokens(input_ids, special_tokens_mask=special, mask_token_id=tok.mask_token_id,
+                                 vocab_size=len(tok), generator=torch.Generator().manual_seed(0),
+                                 proportions=(0.0, 1.0, 0.0))  # every selected token replaced at random
+    replaced = masked[labels != IGNORE_INDEX]
+    assert replaced.numel() > 100_000
+    for name in ("[CLS]", "[SEP]", "[PAD]", "[MASK]"):
+        assert not (replaced == tok.convert_tokens_to_ids(name)).any(), f"{name} drawn as a random replacement"
+
+
 def test_bad_arguments_are_named(tok, batch):
     input_ids, special = batch
     with pytest.raises(ValueError, match="proportions=.* sum to 1"):

@@ -16,7 +16,7 @@ from minibert.checkpoint import CheckpointError
 from minibert.corpus import read_documents
 from minibert.pretrain import TrainingDiverged, diagnose, pretrain, read_log, recipe
 from minibert.pretrain.data import DataError
-from minibert.pretrain.loop import micro_batch_size
+from minibert.training import micro_batch_size
 
 COURSE = Path("data/corpus")
 
@@ -139,8 +139,8 @@ def test_the_watchdog_stops_on_nan_and_keeps_the_last_good_checkpoint(small, tmp
 def test_one_batch_is_learned_by_heart(small):
     """Overfitting one fixed batch: the loss must go to ~0, or model, loss or optimiser is broken."""
     from minibert.pretrain.data import collator, prepare_shards, prepare_vocab
-    from minibert.pretrain.optim import build_optimizer
-    from minibert.shards import ShardDataset
+    from minibert.training import build_optimizer
+    from minibert.pretrain.shards import ShardDataset
     from minibert.tokenizer import load_vocab
 
     cfg = recipe("tiny", **small, lr=1e-3, warmup_steps=0, max_steps=10_000)
@@ -150,7 +150,7 @@ def test_one_batch_is_learned_by_heart(small):
     batch = collator(cfg, vocab, seed=0, static=True)([dataset[i] for i in range(8)])
     torch.manual_seed(0)
     model = minibert.BertForPreTraining(cfg.model_config(len(vocab)))
-    optimizer, _ = build_optimizer(model, cfg, accelerator=None)
+    optimizer, _ = build_optimizer(model, lr=cfg.lr, warmup_steps=0, total_steps=cfg.max_steps)
     for _ in range(150):
         optimizer.zero_grad()
         out = model(**batch)
@@ -248,7 +248,7 @@ def test_the_command_line_runs_a_preset_and_refuses_to_overwrite_it(small, tmp_p
 
 
 def test_a_launch_that_accelerate_does_not_see_is_refused(monkeypatch):
-    from minibert.pretrain import loop
+    from minibert.training import accelerator
 
     class OneProcess:  # what a default Accelerator reports in each of 2 CPU processes
         num_processes = 1
@@ -256,10 +256,10 @@ def test_a_launch_that_accelerate_does_not_see_is_refused(monkeypatch):
         def __init__(self, **kwargs):
             pass
 
-    monkeypatch.setattr(loop, "Accelerator", OneProcess)
+    monkeypatch.setattr(accelerator, "Accelerator", OneProcess)
     monkeypatch.setenv("WORLD_SIZE", "2")
     with pytest.raises(RuntimeError, match="launched as 2 processes, but accelerate sees 1"):
-        loop.make_accelerator(recipe("tiny"))
+        accelerator.make_accelerator()
 
 
 def test_bad_data_and_checkpoints_are_refused_clearly(small, tmp_path):
@@ -272,13 +272,15 @@ def test_bad_data_and_checkpoints_are_refused_clearly(small, tmp_path):
     with pytest.raises(DataError, match="no finished shards"):
         pretrain(settings(small, tmp_path / "c", valid_corpus=str(tmp_path / "no_shards")))
     with pytest.raises(ValueError, match="batch_size=6 sequences cannot be split evenly over 4 process"):
-        micro_batch_size(settings(small, tmp_path / "d", batch_size=6, grad_accum=1), processes=4)
+        micro_batch_size(6, 1, processes=4)
     first = settings(small, tmp_path / "e", max_steps=2, warmup_steps=1, batch_size=4, eval_batches=2, save_every=1)
     pretrain(first)
     other = settings(small, tmp_path / "e", max_steps=2, warmup_steps=1, batch_size=4, eval_batches=2,
-                     save_every=1, model="mini", lr=1e-4)
+                     save_every=1, model="mini", lr=1e-4, tensorboard=True)
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "e").rglob("*")}
     with pytest.raises(CheckpointError, match=r"another config(.|\n)*model: checkpoint 'tiny', now 'mini'(.|\n)*lr:"):
         pretrain(other, resume="auto")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "e").rglob("*")} == before  # nothing written, not even TensorBoard
     with pytest.raises(CheckpointError, match="not a finished checkpoint"):
         pretrain(first, resume=str(tmp_path))
     assert math.isfinite(read_log(first.out_dir, "end")[0]["mlm_loss"])  # the refusals changed nothing

@@ -17,7 +17,7 @@ from minibert.pretrain import (
     recipe,
 )
 from minibert.pretrain.__main__ import parse
-from minibert.pretrain.optim import parameter_groups
+from minibert.training import parameter_groups
 
 
 def test_every_preset_builds_and_base_and_large_follow_the_paper():
@@ -69,8 +69,8 @@ def test_the_schedule_is_googles_warmup_then_linear_decay():
     assert [bert_schedule(s, 10, 100) for s in (10, 50, 100)] == pytest.approx([0.9, 0.5, 0.0])
     cfg = recipe("tiny", max_steps=100, warmup_steps=10, lr=1e-3)
     model = minibert.BertForPreTraining(small_config())
-    from minibert.pretrain.optim import build_optimizer
-    optimizer, scheduler = build_optimizer(model, cfg, accelerator=None)
+    from minibert.training import build_optimizer
+    optimizer, scheduler = build_optimizer(model, lr=cfg.lr, warmup_steps=cfg.warmup_steps, total_steps=cfg.max_steps)
     lrs = []
     for _ in range(100):
         lrs.append(scheduler.get_last_lr()[0])
@@ -118,6 +118,16 @@ def test_the_command_line_refuses_an_unknown_preset(capsys):
     from minibert.pretrain.__main__ import main
     with pytest.raises(SystemExit, match=r"unknown config 'bse' \(did you mean 'base'\?\); the presets are tiny"):
         main(["--config", "bse"])
+
+
+def test_a_corpus_that_is_not_utf8_is_named_with_its_line_and_byte(tmp_path):
+    from minibert.pretrain.__main__ import main
+    corpus = tmp_path / "corpus.txt"
+    # 17 + 16 + 1 bytes of lines 1-3, then 23 of line 4 before the Latin-1 é: byte offset 57.
+    corpus.write_bytes(b"Call me Ishmael.\nSome years ago.\n\nNever mind how long caf\xe9 precisely.\n")
+    with pytest.raises(SystemExit, match=r"^error: .*corpus.txt is not UTF-8 text: line 4, byte offset 57.*iconv"):
+        main(["--train-corpus", str(corpus), "--out-dir", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "c")])
+    assert not (tmp_path / "run").exists()  # refused before anything was written
 
 
 def test_the_accelerate_configs_load_in_accelerate():

@@ -8,7 +8,8 @@ from pydoc_data.topics import topics
 from minibert import Tokenizer
 from minibert.masking import IGNORE_INDEX
 from minibert.corpus import read_documents
-from minibert.shards import MaskingCollator, ShardDataset, write_shards
+from minibert.masking import MaskingCollator
+from minibert.pretrain.shards import ShardDataset, write_shards
 
 
 @pytest.fixture(scope="module")

@@ -299,6 +299,10 @@ def test_vocab_files_from_windows_and_not_utf8(tmp_path):
     (tmp_path / "vocab.txt").write_bytes("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncafé\n".encode("latin-1"))
     with pytest.raises(TokenizerError, match="is not UTF-8 text"):
         Tokenizer.from_vocab(tmp_path)
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncafé\n", encoding="utf-8")
+    (tmp_path / "tokenizer_config.json").write_bytes('{\n  "note": "café"\n}\n'.encode("latin-1"))
+    with pytest.raises(TokenizerError, match=r"tokenizer_config.json is not UTF-8 text: line 2, byte offset 16"):
+        Tokenizer.from_pretrained(tmp_path)
 
 
 def test_a_vocab_of_the_wrong_case_is_flagged(minilm_dir, tmp_path, caplog):

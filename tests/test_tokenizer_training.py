@@ -66,6 +66,20 @@ def test_bad_training_requests_are_refused(tmp_path):
         train_wordpiece(texts=["fine", 3])
 
 
+def test_a_corpus_file_that_is_not_utf8_is_refused_with_its_line_and_byte(tmp_path):
+    good = tmp_path / "good.txt"  # read first: line and byte count from the start of the bad file
+    good.write_text("plenty of fine text\n" * 50, encoding="utf-8")
+    bad = tmp_path / "latin1.txt"
+    # Line 3 has the byte 0xff ("ÿ" in Latin-1), which UTF-8 never uses.
+    bad.write_bytes(b"call me ishmael\nsome years ago\ncaf\xff au lait\nmore\n")
+    offset = len(b"call me ishmael\nsome years ago\ncaf")  # 33, counted from 0
+    with pytest.raises(TokenizerError) as error:
+        train_wordpiece([good, bad], vocab_size=100)
+    message = str(error.value)
+    assert str(bad) in message and "line 3" in message and f"byte offset {offset}" in message
+    assert "\\xff" in message and "iconv" in message and "grep -naxv" in message
+
+
 def test_batches_leave_the_garbage_collector_as_they_found_it(minilm_dir):
     tok = Tokenizer.from_vocab(minilm_dir)
     tok(["a batch"] * 10)

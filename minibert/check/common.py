@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from ..checkpoint import minilm_path
+from ..hub import minilm_path
 
 # The course corpus (made by `make setup`): real sentences for the random cases.
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"

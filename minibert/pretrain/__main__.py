@@ -8,8 +8,6 @@ fields are `--model.FIELD`. On several processes: `accelerate launch -m minibert
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import difflib
 import json
 import shlex
 import sys
@@ -18,20 +16,13 @@ from accelerate import PartialState
 
 from ..checkpoint import CheckpointError
 from ..config import BertConfig, ConfigError
+from ..tokenizer import TokenizerError
+from ..training.cli import add_flags, fields_of, overrides_of, parse_known
+from ..training.watchdog import TrainingDiverged
 from .curves import diagnose
 from .data import DataError
-from .loop import TrainingDiverged, pretrain
+from .loop import pretrain
 from .recipes import RECIPES, PretrainConfig, recipe
-
-
-def _value(text: str, annotation: str):
-    if text.lower() == "none" and "None" in annotation:
-        return None
-    if annotation.startswith("int"):
-        return int(text)
-    if annotation.startswith("float"):
-        return float(text)
-    return text
 
 
 def parser(defaults: PretrainConfig) -> argparse.ArgumentParser:
@@ -39,19 +30,8 @@ def parser(defaults: PretrainConfig) -> argparse.ArgumentParser:
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--config", default="tiny", help=f"a preset: {', '.join(RECIPES)}")
     p.add_argument("--resume", default=None, help="'auto' (the newest checkpoint of out_dir) or a checkpoint folder")
-    for f in dataclasses.fields(PretrainConfig):
-        flag, default = "--" + f.name.replace("_", "-"), getattr(defaults, f.name)
-        if f.name == "model_overrides":
-            continue
-        if f.type == "bool":
-            p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=default)
-        elif f.name == "adam_betas":
-            p.add_argument(flag, dest=f.name, type=float, nargs=2, default=default)
-        else:
-            p.add_argument(flag, dest=f.name, type=lambda t, a=f.type: _value(t, a), default=default)
-    for f in dataclasses.fields(BertConfig):
-        p.add_argument(f"--model.{f.name}", dest=f"model.{f.name}", type=json.loads, default=None,
-                       help=f"override the model's {f.name}")
+    add_flags(p, PretrainConfig, defaults, skip={"model_overrides"})
+    add_flags(p, BertConfig, None, prefix="model.")
     return p
 
 
@@ -60,17 +40,9 @@ def parse(argv: list[str]) -> tuple[PretrainConfig, str | None]:
     if "--config" in argv and argv.index("--config") + 1 < len(argv):
         name = argv[argv.index("--config") + 1]
     base = recipe(name)  # an unknown preset fails here, naming the presets
-    p = parser(base)
-    args, unknown = p.parse_known_args(argv)
-    if unknown:
-        flags = [a for a in p._option_string_actions if a.startswith("--")]
-        hints = [f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u.split("=")[0], flags, 1)) else u
-                 for u in unknown]
-        p.error("unknown setting(s): " + ", ".join(hints))
-    values = vars(args)
-    overrides = {k[len("model."):]: v for k, v in values.items() if k.startswith("model.") and v is not None}
-    fields = {k: v for k, v in values.items() if k in {f.name for f in dataclasses.fields(PretrainConfig)}}
-    return recipe(name, **{**fields, "model_overrides": {**base.model_overrides, **overrides}}), args.resume
+    args = parse_known(parser(base), argv)
+    overrides = {**base.model_overrides, **overrides_of(args, "model.")}
+    return recipe(name, **{**fields_of(args, PretrainConfig), "model_overrides": overrides}), args.resume
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -78,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cfg, resume = parse(argv)
         metrics = pretrain(cfg, resume=resume, command="python -m minibert.pretrain " + shlex.join(argv))
-    except (ConfigError, CheckpointError, DataError, FileExistsError, TrainingDiverged) as e:
+    except (ConfigError, CheckpointError, DataError, TokenizerError, FileExistsError, TrainingDiverged) as e:
         sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
     if PartialState().is_main_process:  # one report, however many processes ran
         print(json.dumps(metrics, indent=2))

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .logs import read_log
+from ..training.log import read_log
 
 REFERENCE_DIR = Path(__file__).parent / "reference"
 

@@ -24,12 +24,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checkpoint import minilm_path
+from .. import seeding
 from ..config import ConfigError
-from ..corpus.fetch import sha256_of
-from ..shards import MaskingCollator, ShardDataset, write_shards
+from ..hub import minilm_path, sha256_of
+from ..masking import MaskingCollator
 from ..tokenizer import load_vocab, train_wordpiece
 from ..tokenizer.vocab import SPECIAL_TOKENS
+from .shards import ShardDataset, write_shards
 
 
 class DataError(FileNotFoundError):
@@ -47,10 +48,10 @@ def _corpus(path: str, what: str) -> Path:
         raise DataError(f"{what} {path} does not exist. The course corpus is made by `make setup` "
                         "(or `python -m minibert.corpus prepare`); or pass a corpus file in BERT's format "
                         "(a sentence per line, a blank line between documents) or a folder of shards "
-                        "written by `python -m minibert.shards`")
+                        "written by `python -m minibert.pretrain.shards`")
     if p.is_dir() and not any(p.glob("[0-9]*.json")):
         raise DataError(f"{what} {path} is a folder with no finished shards in it; write them with "
-                        "`python -m minibert.shards --out {path}` or pass a corpus file")
+                        "`python -m minibert.pretrain.shards --out {path}` or pass a corpus file")
     if p.is_file() and p.stat().st_size == 0:
         raise DataError(f"{what} {path} is empty; it should hold text in BERT's format")
     return p
@@ -120,8 +121,8 @@ class Draws(torch.utils.data.Dataset):
     def __getitem__(self, d: int) -> dict:
         epoch, position = divmod(d, len(self.dataset))
         if epoch != self._epoch:
-            generator = torch.Generator().manual_seed(self.seed * 1_000_003 + epoch)
-            self._epoch, self._order = epoch, torch.randperm(len(self.dataset), generator=generator)
+            order = torch.randperm(len(self.dataset), generator=seeding.generator(self.seed, epoch))
+            self._epoch, self._order = epoch, order
         i = int(self._order[position])
         # The collator seeds each row's masks with "index": per draw (new masks every epoch) or
         # per instance (the same masks every epoch, as BERT's pre-computed instances).

@@ -1,10 +1,10 @@
 """The pre-training loop: a plain PyTorch loop on Hugging Face accelerate, so the same code runs on
 a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch` (see README).
 
-One optimizer step = `batch_size` sequences: each of the P processes runs `grad_accum`
-micro-batches of batch_size / (P · grad_accum) sequences, gradients are averaged over all of them,
-clipped to norm 1.0, and AdamW steps. Loss = mean MLM loss + mean NSP loss (section 3.1).
-Scale concerns (devices, precision, compilation, processes) live here, never in the model.
+One optimizer step = `batch_size` sequences shared out over processes and accumulation steps
+(training/accelerator.py); gradients are averaged, clipped to norm 1.0, and AdamW steps. Loss =
+mean MLM loss + mean NSP loss (section 3.1). What every loop shares (the accelerator, optimizer,
+watchdog, log and checkpoints) is in `minibert.training`; what is pre-training's is here.
 """
 
 from __future__ import annotations
@@ -18,82 +18,62 @@ import time
 from pathlib import Path
 
 import torch
-from accelerate import Accelerator
-from accelerate.utils import is_torch_xla_available, set_seed
+from accelerate.utils import set_seed
 
-from ..checkpoint import CheckpointError, from_hf_state_dict, load_weights, resolve
+from ..checkpoint import CheckpointError, from_hf_state_dict, load_weights
 from ..heads import BertForPreTraining
+from ..hub import resolve
+from ..inputs import IGNORE_INDEX
 from ..tokenizer import load_vocab
-from . import checkpoints
+from ..training import resume as resume_from
+from ..training.accelerator import device_name, make_accelerator, micro_batch_size
+from ..training.log import RunLog
+from ..training.optim import build_optimizer
+from ..training.watchdog import TrainingDiverged, check_finite
 from .card import write_card
 from .data import eval_loader, prepare_shards, prepare_vocab, train_loader
-from .logs import RunLog
 from .metrics import evaluate, flops_per_token, peak_tflops
-from .optim import build_optimizer
 
-
-class TrainingDiverged(RuntimeError):
-    """The loss or the gradient norm stopped being a finite number."""
-
-
-def make_accelerator(cfg) -> Accelerator:
-    """An Accelerator that really spans every launched process. On a machine without a GPU,
-    `torchrun --nproc_per_node 2` gives two processes but a default Accelerator in each sees a
-    world of one: two unsynchronised copies would train, each thinking it is alone. CPU runs
-    therefore need `cpu=True` (or ACCELERATE_USE_CPU=1), set here, and the count is checked."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    precision = cfg.mixed_precision
-    if precision == "auto":
-        precision = os.environ.get("ACCELERATE_MIXED_PRECISION") or (
-            "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "no")
-    cpu_only = not torch.cuda.is_available() and not is_torch_xla_available()
-    accelerator = Accelerator(cpu=world > 1 and cpu_only, mixed_precision=precision,
-                              gradient_accumulation_steps=cfg.grad_accum,
-                              dynamo_backend="inductor" if cfg.compile else None)
-    # Launchers built on torchrun set WORLD_SIZE; where it is unset (one process, or TPU spawning)
-    # there is nothing to compare.
-    if "WORLD_SIZE" in os.environ and accelerator.num_processes != world:
-        raise RuntimeError(f"launched as {world} processes, but accelerate sees {accelerator.num_processes}: "
-                           "they would train unsynchronised copies. On CPU, launch with ACCELERATE_USE_CPU=1 "
-                           "torchrun --nproc_per_node N -m minibert.pretrain ...")
-    return accelerator
-
-
-def micro_batch_size(cfg, processes: int) -> int:
-    share = processes * cfg.grad_accum
-    if cfg.batch_size % share:
-        raise ValueError(f"batch_size={cfg.batch_size} sequences cannot be split evenly over {processes} "
-                         f"process(es) x grad_accum={cfg.grad_accum}; make it a multiple of {share}")
-    return cfg.batch_size // share
+# Settings that change what a run computes: resuming under other values would not continue the
+# same run, so it is refused (training/resume.py). The rest may change between the two runs.
+MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size", "lowercase",
+              "max_seq_length", "short_seq_prob", "dupe_factor", "nsp", "masking", "mlm_probability",
+              "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay",
+              "adam_betas", "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
+SETTINGS_FILE = "pretrain_config.json"
 
 
 def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None = None,
              command: str | None = None) -> dict:
     """Run (or, with resume="auto" or a checkpoint folder, continue) the run `cfg` describes.
     Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks)."""
-    accelerator = make_accelerator(cfg)
+    accelerator = make_accelerator(mixed_precision=cfg.mixed_precision, grad_accum=cfg.grad_accum,
+                                   compile=cfg.compile)
     set_seed(cfg.seed)
     out = Path(cfg.out_dir)
     if resume is None and (out / "log.jsonl").exists():
         raise FileExistsError(f"{out} already holds a run; continue it with --resume auto, or choose "
                               "another --out-dir (nothing was changed)")
+    checkpoint = None
+    if resume is not None:  # refused before anything is written: a refused run changes nothing
+        checkpoint = resume_from.find(resume, cfg.out_dir)
+        resume_from.check_compatible(checkpoint, cfg.to_json(), SETTINGS_FILE, MUST_MATCH)
     with accelerator.main_process_first():  # the main process writes the caches, the others read them
         vocab_path = prepare_vocab(cfg)
         train_dir, valid_dir = prepare_shards(cfg, vocab_path, "train"), prepare_shards(cfg, vocab_path, "valid")
     vocab = load_vocab(vocab_path)
     model = _model(cfg, model, len(vocab), resume)
-    micro = micro_batch_size(cfg, accelerator.num_processes)
-    optimizer, scheduler = build_optimizer(model, cfg, accelerator)
+    micro = micro_batch_size(cfg.batch_size, cfg.grad_accum, accelerator.num_processes)
+    optimizer, scheduler = build_optimizer(
+        model, lr=cfg.lr, warmup_steps=cfg.warmup_steps, total_steps=cfg.max_steps, weight_decay=cfg.weight_decay,
+        betas=cfg.adam_betas, eps=cfg.adam_eps, kind=cfg.optimizer, accelerator=accelerator)
     model, optimizer, scheduler = _prepare(accelerator, cfg, model, optimizer, scheduler, micro)
-    progress = checkpoints.Progress()
+    progress = resume_from.Progress()
     accelerator.register_for_checkpointing(progress)
 
-    out.mkdir(parents=True, exist_ok=True)
     log = RunLog(out, enabled=accelerator.is_main_process, tensorboard=cfg.tensorboard)
-    if resume is not None:
-        folder = checkpoints.find(resume, cfg.out_dir)
-        checkpoints.check_compatible(folder, cfg)
-        accelerator.load_state(str(folder / "state"))
+    if checkpoint is not None:
+        accelerator.load_state(str(checkpoint / "state"))
         log.truncate_after(progress.step)
     facts = _facts(cfg, accelerator, model, vocab, train_dir, micro, command)
     log.write("run", step=progress.step, tokens=progress.tokens, resumed=resume is not None, **facts)
@@ -126,7 +106,7 @@ def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
     """final/: the last checkpoint's model and tokenizer, a model card and the log; and a copy at export_to."""
     final = out / "final"
     shutil.rmtree(final, ignore_errors=True)
-    shutil.copytree(checkpoints.completed(out)[-1] / "model", final)
+    shutil.copytree(resume_from.completed(out)[-1] / "model", final)
     write_card(final, cfg, facts, progress, metrics, command)
     shutil.copy(log.path, final / "log.jsonl")
     if cfg.export_to:
@@ -157,15 +137,9 @@ def _facts(cfg, accelerator, model, vocab, train_dir, micro, command) -> dict:
                 ln_vocab=math.log(len(vocab)), unigram_entropy=data.get("unigram_entropy"),
                 train_instances=data.get("instances"), train_tokens=data.get("tokens"),
                 corpus_sha256=data.get("corpus"), parameters=sum(p.numel() for p in unwrapped.parameters()),
-                processes=accelerator.num_processes, micro_batch=micro, device=_device_name(accelerator),
+                processes=accelerator.num_processes, micro_batch=micro, device=device_name(accelerator),
                 mixed_precision=accelerator.mixed_precision, torch=torch.__version__,
                 command=command or " ".join([os.path.basename(sys.executable)] + sys.argv))
-
-
-def _device_name(accelerator) -> str:
-    if accelerator.device.type == "cuda":
-        return torch.cuda.get_device_name(accelerator.device)
-    return f"{accelerator.device.type} ({torch.get_num_threads()} threads)"
 
 
 class _Loop:
@@ -216,7 +190,7 @@ class _Loop:
                 acc.backward(out.loss)  # divided by grad_accum inside
             nsp_loss = out.nsp_loss if cfg.nsp else torch.zeros_like(out.loss)
             w["losses"] += torch.stack([out.loss, out.mlm_loss, nsp_loss]).detach().float() / cfg.grad_accum
-            w["counts"] += torch.tensor([batch["input_ids"].numel(), (batch["labels"] != -100).sum()],
+            w["counts"] += torch.tensor([batch["input_ids"].numel(), (batch["labels"] != IGNORE_INDEX).sum()],
                                         device=acc.device)
         grad_norm = acc.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
         grad_norm = self.watchdog(out.loss.detach(), grad_norm)
@@ -228,23 +202,14 @@ class _Loop:
         w["grad_norm"] = max(w["grad_norm"], grad_norm)
 
     def watchdog(self, loss, grad_norm) -> float:
-        """Stop before a non-finite update reaches the weights, on every process at once (each
-        process's verdict is summed over all of them). Under fp16 an infinite gradient norm with a
-        finite loss is the loss scaler's overflow, which skips the step and lowers the scale: that
-        is routine, not divergence."""
-        norm = float(grad_norm) if grad_norm is not None else 0.0
-        bad = torch.tensor([not math.isfinite(float(loss)), not math.isfinite(norm)], device=self.acc.device)
-        loss_bad, norm_bad = (bool(x) for x in self.acc.reduce(bad.float(), reduction="sum") > 0)
-        if not loss_bad and (not norm_bad or self.acc.mixed_precision == "fp16"):
-            return norm if not norm_bad else 0.0
-        p, found = self.progress, checkpoints.completed(Path(self.cfg.out_dir))
-        last = (f"the last good checkpoint is {found[-1]}; continue from it with --resume {found[-1]}"
-                if found else "no checkpoint was saved yet")
-        self.log.write("diverged", step=p.step + 1, tokens=p.tokens, loss=float(loss), grad_norm=norm)
-        raise TrainingDiverged(
-            f"step {p.step + 1}: the loss is {float(loss)} and the gradient norm {norm} (on this process); the "
-            f"update was not applied and nothing was saved, so {last}. Usual causes: a learning rate too high "
-            "for the batch size or too short a warm-up, fp16 overflow (use bf16), or a corrupt batch.")
+        """The gradient norm, or a "diverged" record and TrainingDiverged before the update."""
+        p, found = self.progress, resume_from.completed(Path(self.cfg.out_dir))
+        try:
+            return check_finite(self.acc, loss, grad_norm, step=p.step + 1, last_checkpoint=found[-1] if found else None)
+        except TrainingDiverged:
+            norm = float(grad_norm) if grad_norm is not None else 0.0
+            self.log.write("diverged", step=p.step + 1, tokens=p.tokens, loss=float(loss), grad_norm=norm)
+            raise
 
     def _new_window(self) -> dict:
         return dict(losses=torch.zeros(3, device=self.acc.device), counts=torch.zeros(2, device=self.acc.device),
@@ -287,7 +252,9 @@ class _Loop:
     def save(self) -> None:
         if self.window_open():  # the tokens seen must be counted before they are saved
             self.log_train()
-        folder = checkpoints.save(self.acc, self.model, self.cfg, self.progress, self.vocab_path, self.cfg.lowercase)
+        folder = resume_from.save(self.acc, self.model, out_dir=Path(self.cfg.out_dir), progress=self.progress,
+                                  settings=self.cfg.to_json(), settings_file=SETTINGS_FILE, keep_last=self.cfg.keep_last,
+                                  vocab=self.vocab_path, lowercase=self.cfg.lowercase)
         self.log.write("checkpoint", step=self.progress.step, tokens=self.progress.tokens, path=str(folder))
         self._restart_clock()
 

@@ -11,7 +11,7 @@ import math
 import torch
 
 from ..config import BertConfig
-from ..masking import IGNORE_INDEX
+from ..inputs import IGNORE_INDEX
 
 # Dense bf16/fp16 tensor-core peaks in TFLOP/s (no sparsity), from NVIDIA's data sheets.
 # Matched against torch.cuda.get_device_name() in order: the more specific names first.

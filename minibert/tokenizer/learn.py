@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from .reference import normalize, split_words
+from .text import checked_texts
 from .vocab import SPECIAL_TOKENS, TokenizerError
 
 PREFIX = "##"  # marks a piece that continues a word: "hugs" -> "hug", "##s"
@@ -39,12 +40,8 @@ SCORES = ("wordpiece", "frequency")
 def word_counts(texts: Iterable[str], lowercase: bool = True, strip_accents: bool | None = None) -> Counter:
     """How often each word occurs, after BERT's normalisation and pre-tokenisation (reference.py):
     a merge never crosses a space or a punctuation mark, so words are all training needs."""
-    if isinstance(texts, str):
-        raise TokenizerError("texts must be an iterable of strings, got one string; wrap it in a list")
     counts = Counter()
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TokenizerError(f"texts[{i}] is {type(text).__name__}, not str")
+    for text in checked_texts(texts):
         normalized, origin = normalize(text, lowercase, strip_accents)
         counts.update(word for word, _ in split_words(normalized, origin))
     return counts

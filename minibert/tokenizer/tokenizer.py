@@ -8,8 +8,8 @@
 
 How an encoding is made, for both paths:
 1. the backend turns each text into [CLS] A [SEP] (B [SEP]), with token types and spans;
-2. rows longer than the limit are cut the way BERT cuts them (`truncate_pair`);
-3. rows are padded, and turned into tensors if asked.
+2. rows longer than the limit are cut the way BERT cuts them (`fit_rows`, packing.py);
+3. rows are padded, and turned into tensors if asked (`pad_rows`, `as_tensors`, encoding.py).
 Step 1 is Rust on the fast path; steps 2 and 3 are the Python below on both paths, so the two can
 only differ where their step 1 does, which the tests rule out on real text.
 """
@@ -22,29 +22,15 @@ import json
 import logging
 from pathlib import Path
 
+# PAD_VALUES is not used here; imported so that it stays importable from here, where it was.
+from .encoding import FIELDS, PAD_VALUES, PADDING, Encoding, as_tensors, pad_rows  # noqa: F401
 from .fast import build_fast_tokenizer
-from .packing import extend_over_marks, kept_positions
+from .packing import extend_over_marks, fit_rows, length_limit, pack
 from .reference import ReferenceTokenizer, join_pieces
+from .text import check_text, check_texts, read_text
 from .vocab import SPECIAL_TOKENS, TokenizerError, check_vocab, load_vocab, save_vocab
 
 logger = logging.getLogger(__name__)
-
-PADDING = {False: None, "do_not_pad": None, True: "longest", "longest": "longest", "max_length": "max_length"}
-FIELDS = ("input_ids", "token_type_ids", "attention_mask", "offset_mapping", "special_tokens_mask")
-PAD_VALUES = {"token_type_ids": 0, "attention_mask": 0, "offset_mapping": (0, 0), "special_tokens_mask": 1}
-
-
-class Encoding(dict):
-    """`input_ids`, `token_type_ids`, `attention_mask` (and `offset_mapping`, `special_tokens_mask`
-    when asked): lists for one text, lists of lists for a batch, (B, T) tensors with
-    return_tensors="pt" (B = 1 for one text).
-    A dict, so `model(**enc)` works; the keys are also attributes (`enc.input_ids`)."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(f"Encoding has no {name!r}; it holds {', '.join(self)}") from None
 
 
 class Tokenizer:
@@ -80,13 +66,13 @@ class Tokenizer:
     def from_pretrained(cls, name_or_path, fast: bool = True, **overrides) -> "Tokenizer":
         """From a folder (or Hub id) with `vocab.txt`, reading `do_lower_case`, `strip_accents` and
         `model_max_length` from its `tokenizer_config.json` when there is one."""
-        from ..checkpoint import resolve
+        from ..hub import resolve
 
         folder = resolve(name_or_path, what="a tokenizer folder (one holding vocab.txt)")
         settings = {}
         config_file = folder / "tokenizer_config.json"
         if config_file.is_file():
-            config = json.loads(config_file.read_text(encoding="utf-8"))
+            config = json.loads(read_text(config_file))
             settings = {k: config[hf] for k, hf in (("lowercase", "do_lower_case"),
                                                     ("strip_accents", "strip_accents"),
                                                     ("model_max_length", "model_max_length")) if hf in config}
@@ -120,7 +106,7 @@ class Tokenizer:
 
     def tokenize(self, text: str) -> list[str]:
         """Text -> WordPiece tokens, no special tokens added: 'UNwanted' -> ['un', '##want', '##ed']."""
-        _check_text(text, "text")
+        check_text(text, "text")
         if self._fast is not None:
             return self._fast.encode(text, add_special_tokens=False).tokens
         return [piece for piece, _, _ in self._reference.tokenize(text)]
@@ -167,9 +153,9 @@ class Tokenizer:
         """[CLS] text [SEP] (text_pair [SEP]) as ids, token types and attention mask: lists, or with
         return_tensors="pt" a batch of one, (1, T), ready for `model(**enc)`. Options as in
         `encode_batch`."""
-        _check_text(text, "text")
+        check_text(text, "text")
         if text_pair is not None:
-            _check_text(text_pair, "text_pair")
+            check_text(text_pair, "text_pair")
         batch = self.encode_batch([text], None if text_pair is None else [text_pair], **kwargs)
         if kwargs.get("return_tensors") is not None:
             return batch
@@ -189,9 +175,9 @@ class Tokenizer:
         return_special_tokens_mask  1 at [CLS], [SEP] and padding, 0 at tokens of the text.
         return_tensors              None for lists, "pt" for torch tensors (rows must be padded).
         """
-        texts = _check_texts(texts, "texts")
+        texts = check_texts(texts, "texts")
         if text_pairs is not None:
-            text_pairs = _check_texts(text_pairs, "text_pairs")
+            text_pairs = check_texts(text_pairs, "text_pairs")
             if len(text_pairs) != len(texts):
                 raise TokenizerError(f"got {len(texts)} texts but {len(text_pairs)} text_pairs; "
                                      "each text needs its own pair")
@@ -202,34 +188,23 @@ class Tokenizer:
         padding = PADDING[padding]
         pair = text_pairs is not None
         n_special = (3 if pair else 2) if add_special_tokens else 0
-        limit = self._limit(max_length, truncation, padding, n_special)
+        limit = length_limit(max_length, truncation, padding, n_special, self.model_max_length)
 
         with _gc_paused():  # thousands of small lists, no cycles: see _gc_paused
             rows = self._encode_rows(texts, text_pairs, add_special_tokens, return_offsets_mapping,
                                      return_special_tokens_mask)
             if limit is not None:
-                self._fit(rows, limit, truncation, pair, n_special)
+                fit_rows(rows, limit, truncation, pair, n_special)
             if return_offsets_mapping and self._strips_accents():
                 rows["offset_mapping"] = [
                     extend_over_marks(offsets, types, texts[i], None if text_pairs is None else text_pairs[i])
                     for i, (offsets, types) in enumerate(zip(rows["offset_mapping"], rows["token_type_ids"]))]
             rows = {field: column for field, column in rows.items() if column is not None}
             if padding is not None:
-                width = limit if padding == "max_length" else max(map(len, rows["input_ids"]), default=0)
-                for field, column in rows.items():
-                    pad = [self.pad_token_id] if field == "input_ids" else [PAD_VALUES[field]]
-                    rows[field] = [row + pad * (width - len(row)) for row in column]
+                rows = pad_rows(rows, padding, limit, self.pad_token_id)
             if return_tensors == "pt":
-                return Encoding(_as_tensors(rows))
+                return Encoding(as_tensors(rows))
             return Encoding(rows)
-
-    def _limit(self, max_length, truncation, padding, n_special) -> int | None:
-        if max_length is None:
-            return self.model_max_length if truncation or padding == "max_length" else None
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < n_special:
-            raise TokenizerError(f"max_length={max_length!r}; it must be an int of at least {n_special}, "
-                                 f"room for the {n_special} special tokens this encoding adds")
-        return max_length
 
     def _encode_rows(self, texts, text_pairs, add_special_tokens, want_offsets, want_special) -> dict[str, list]:
         """Step 1: every row packed and untruncated, as lists in the columns of FIELDS (None for a
@@ -248,42 +223,11 @@ class Tokenizer:
         for i, text in enumerate(texts):
             a = self._reference.tokenize(text)
             b = None if text_pairs is None else self._reference.tokenize(text_pairs[i])
-            for field, values in self._pack(a, b, add_special_tokens).items():
+            row = pack(a, b, self.vocab, self.cls_token, self.sep_token, add_special_tokens)
+            for field, values in row.items():
                 rows[field].append(values)
         wanted = {"offset_mapping": want_offsets, "special_tokens_mask": want_special}
         return {field: column if wanted.get(field, True) else None for field, column in rows.items()}
-
-    def _pack(self, a, b, add_special_tokens) -> dict[str, list]:
-        """[CLS] A [SEP] B [SEP], the paper's input layout (section 3), from (token, start, end)
-        triples; B's tokens and its [SEP] get token type 1."""
-        tokens, types, added = [], [], []
-        if add_special_tokens:
-            tokens, types, added = [(self.cls_token, 0, 0)], [0], [1]
-        for type_id, segment in enumerate([a] if b is None else [a, b]):
-            tokens += segment
-            types += [type_id] * len(segment)
-            added += [0] * len(segment)
-            if add_special_tokens:
-                tokens.append((self.sep_token, 0, 0))
-                types.append(type_id)
-                added.append(1)
-        return {"input_ids": [self.vocab[t] for t, _, _ in tokens], "token_type_ids": types,
-                "attention_mask": [1] * len(tokens), "offset_mapping": [(s, e) for _, s, e in tokens],
-                "special_tokens_mask": added}
-
-    def _fit(self, rows, limit, truncation, pair, n_special) -> None:
-        """Step 2: cut every row longer than `limit` as BERT does, or refuse it."""
-        for i, ids in enumerate(rows["input_ids"]):
-            if len(ids) <= limit:
-                continue
-            if not truncation:
-                raise TokenizerError(f"text {i} encodes to {len(ids)} tokens, more than max_length={limit}; "
-                                     "pass truncation=True to cut it (a pair loses tokens from its longer "
-                                     "side first) or raise max_length")
-            keep = kept_positions(rows["token_type_ids"][i], pair, n_special, limit)
-            for field, column in rows.items():
-                if column is not None:
-                    column[i] = [column[i][j] for j in keep]
 
     def _strips_accents(self) -> bool:
         return self.lowercase if self.strip_accents is None else self.strip_accents
@@ -305,34 +249,6 @@ def _gc_paused():
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _check_text(text, name: str) -> None:
-    if not isinstance(text, str):
-        hint = " (a batch goes in as a list of str)" if isinstance(text, (list, tuple)) else ""
-        raise TokenizerError(f"{name} must be a str, got {type(text).__name__}{hint}")
-
-
-def _check_texts(texts, name: str) -> list[str]:
-    if isinstance(texts, str):
-        return [texts]
-    if not isinstance(texts, (list, tuple)):
-        raise TokenizerError(f"{name} must be a str or a list of str, got {type(texts).__name__}")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            hint = "; pass pairs as two lists: tok(firsts, seconds)" if isinstance(text, (list, tuple)) else ""
-            raise TokenizerError(f"{name}[{i}] is {type(text).__name__}, not str{hint}")
-    return list(texts)
-
-
-def _as_tensors(rows: dict[str, list]) -> dict:
-    import torch
-
-    widths = {len(row) for row in rows["input_ids"]}
-    if len(widths) > 1:
-        raise TokenizerError(f"rows have different lengths ({min(widths)} to {max(widths)} tokens), so they "
-                             "do not make a tensor; pass padding=True")
-    return {field: torch.tensor(column, dtype=torch.long) for field, column in rows.items()}
 
 
 def _warn_if_case_mismatch(vocab: dict[str, int], lowercase: bool) -> None:

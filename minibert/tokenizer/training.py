@@ -16,6 +16,7 @@ from tokenizers import Tokenizer as RustTokenizer
 from tokenizers import models, normalizers, pre_tokenizers, trainers
 
 from .reference import is_punctuation
+from .text import checked_texts, read_lines
 from .tokenizer import Tokenizer
 from .vocab import SPECIAL_TOKENS, TokenizerError
 
@@ -43,13 +44,15 @@ def train_wordpiece(files: Iterable[str | Path] | None = None, *, texts: Iterabl
         if not paths or missing:
             raise TokenizerError(f"no text file at {', '.join(missing)}" if missing else "files is empty")
     else:
-        texts = list(_checked(texts))
+        texts = list(checked_texts(texts))
 
     rust = RustTokenizer(models.WordPiece(unk_token=SPECIAL_TOKENS["unk"], continuing_subword_prefix="##"))
     rust.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
                                                  strip_accents=strip_accents, lowercase=lowercase)
     rust.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    lines = _read_lines(paths) if files is not None else texts
+    # Read here in Python first, for the "##" pieces: a file that is not UTF-8 stops here, with
+    # its line and byte, before Rust reads it.
+    lines = read_lines(paths) if files is not None else texts
     trainer = trainers.WordPieceTrainer(
         vocab_size=vocab_size, min_frequency=min_frequency, limit_alphabet=limit_alphabet,
         special_tokens=specials + _continuations(lines, rust.normalizer, limit_alphabet),
@@ -81,18 +84,3 @@ def _continuations(lines: Iterable[str], normalizer, limit_alphabet: int) -> lis
     chars = [c for c in counts if not c.isspace() and not is_punctuation(c)]
     chars = sorted(chars, key=lambda c: (-counts[c], c))[:limit_alphabet]
     return ["##" + c for c in sorted(chars)]
-
-
-def _read_lines(paths: list[Path]):
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            yield from f
-
-
-def _checked(texts: Iterable[str]):
-    if isinstance(texts, str):
-        raise TokenizerError("texts must be an iterable of strings, got one string; wrap it in a list")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TokenizerError(f"texts[{i}] is {type(text).__name__}, not str")
-        yield text

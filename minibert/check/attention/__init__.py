@@ -15,10 +15,10 @@ random cases then compare with minibert (`Embeddings`, `SelfAttention`) and with
 `F.scaled_dot_product_attention`.
 
 One module per exercise or pair of exercises: `input_embeddings.py` (2.1), `masked_attention.py`
-(2.2, 2.3), `heads.py` (2.4, 2.5); `_shared.py` holds the comparisons and seeded modules they share.
+(2.2, 2.3), `multi_head.py` (2.4, 2.5); `_shared.py` holds the comparisons and seeded modules they share.
 """
 
-from .heads import merge_heads, split_heads
+from .multi_head import merge_heads, split_heads
 from .input_embeddings import embeddings
 from .masked_attention import padding_mask, scaled_attention
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import torch
 
-from ...checkpoint import minilm_path
+from ...hub import minilm_path
 from ...model import BertModel
 from ..common import ExerciseError, minilm_tokenizer
 

@@ -98,11 +98,11 @@ def _count_case(fn, name, config, expected):
 
 def count_parameters(fn) -> None:
     """fn(config) -> the number of parameters of minibert.BertModel(config) (pooler included)."""
-    from ... import reference
+    from ... import paper
 
     for name, config, expected in _COUNT_HAND:
         _count_case(fn, name, config, expected)
-    for preset, expected in reference.PARAMETER_COUNTS.items():
+    for preset, expected in paper.PARAMETER_COUNTS.items():
         _count_case(fn, f"BERT-{preset.upper()}, BertConfig.from_preset({preset!r}) "
                         f"(the paper's {'110M' if preset == 'base' else '340M'}, exactly)",
                     BertConfig.from_preset(preset), expected)

@@ -6,7 +6,7 @@ import functools
 import random
 import string
 
-from ...checkpoint import minilm_path
+from ...hub import minilm_path
 from ...tokenizer import reference
 from ...tokenizer.vocab import load_vocab
 from ..common import call, expect_equal, passed, valid_lines

@@ -1,6 +1,6 @@
-"""A run's log: one JSON object per line in `log.jsonl` (readable without a server, for plots in a
-notebook) and the same numbers in TensorBoard (`tensorboard --logdir runs`). Only the main
-process writes.
+"""A run's log, pre-training and fine-tuning alike: one JSON object per line in `log.jsonl`
+(readable without a server, for plots in a notebook) and the same numbers in TensorBoard
+(`tensorboard --logdir runs`). Only the main process writes.
 
 Records have a "kind": "run" (the settings and data facts, first), "train" (every `log_every`
 steps), "eval" (held-out metrics), "checkpoint", "diverged", "end". Every record has "step" and
@@ -15,19 +15,22 @@ from pathlib import Path
 
 class RunLog:
     def __init__(self, out_dir: str | Path, *, enabled: bool, tensorboard: bool):
-        self.path = Path(out_dir) / "log.jsonl"
-        self.enabled, self.writer = enabled, None
-        if enabled and tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(str(Path(out_dir) / "tensorboard"))
+        self.out_dir, self.path = Path(out_dir), Path(out_dir) / "log.jsonl"
+        self.enabled, self.tensorboard, self.writer = enabled, tensorboard, None
 
     def write(self, kind: str, **record) -> None:
+        """Append one record. Nothing touches the disk before the first record: a run refused
+        while it starts leaves its folder as it was."""
         if not self.enabled:
             return
         record = {"kind": kind, **record}
+        self.out_dir.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record, default=_plain) + "\n")
+        if self.tensorboard and self.writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(self.out_dir / "tensorboard"))
         if self.writer is not None and "step" in record:
             for key, value in record.items():
                 if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":

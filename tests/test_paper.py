@@ -1,4 +1,4 @@
-"""minibert.reference: the paper's numbers agree with each other, with the paper's own prose, and with
+"""minibert.paper: the paper's numbers agree with each other, with the paper's own prose, and with
 minibert's models. Each check below is a fact the paper states or implies, not the value retyped."""
 
 import statistics
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import minibert
-from minibert import reference as ref
+from minibert import paper as ref
 
 # Two numbers printed to one decimal each: their difference can be off by up to 0.1 from the exact one.
 ROUNDING = 0.05 + 1e-9
@@ -225,5 +225,5 @@ def test_unknown_table_is_a_clear_error():
 
 
 def test_pandas_is_not_imported_with_the_module():
-    code = "import sys, minibert.reference; sys.exit('pandas' in sys.modules)"
+    code = "import sys, minibert.paper; sys.exit('pandas' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -1,35 +1,26 @@
-"""Checkpoints of a run: everything needed to continue exactly, and the weights in the Hugging
-Face layout.
+"""Checkpoints of a run, for every loop: everything needed to continue exactly, and the weights in
+the Hugging Face layout.
 
     runs/tiny/checkpoints/step-0000500/
         model/                 config.json, model.safetensors, vocab.txt, tokenizer files:
                                loads in minibert (`BertForPreTraining.from_pretrained`) and transformers
         state/                 accelerate's save_state: weights, optimizer, scheduler, the step and
                                tokens seen, and the RNG states of every process
-        pretrain_config.json   the settings that made it
+        pretrain_config.json   the settings that made it (finetune_config.json for fine-tuning)
         COMPLETE               written last: a folder without it was interrupted and is ignored
 
-The data position needs no saving of its own: the batch of step k is a function of k (data.py).
+Pre-training's data position needs no saving of its own: the batch of step k is a function of k
+(pretrain/data.py).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 from pathlib import Path
 
 from ..checkpoint import CheckpointError
 from ..tokenizer import Tokenizer
-
-logger = logging.getLogger(__name__)
-
-# Settings that change what a run computes: resuming under other values would not continue the
-# same run, so it is refused. The rest (logging, evaluation, checkpoint cadence, workers) may change.
-MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size", "lowercase",
-              "max_seq_length", "short_seq_prob", "dupe_factor", "nsp", "masking", "mlm_probability",
-              "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay",
-              "adam_betas", "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
 
 
 class Progress:
@@ -46,18 +37,20 @@ class Progress:
         self.step, self.tokens, self.seconds = state["step"], state["tokens"], state["seconds"]
 
 
-def save(accelerator, model, cfg, progress: Progress, vocab: Path, lowercase: bool) -> Path:
-    """Every process writes its part of the state; the main process writes the rest, then COMPLETE."""
-    folder = Path(cfg.out_dir) / "checkpoints" / f"step-{progress.step:07d}"
+def save(accelerator, model, *, out_dir: Path, progress: Progress, settings: str, settings_file: str,
+         keep_last: int, vocab: Path, lowercase: bool) -> Path:
+    """Every process writes its part of the state; the main process writes the weights, the
+    tokenizer and `settings` (the run's config as JSON) into `settings_file`, then COMPLETE."""
+    folder = Path(out_dir) / "checkpoints" / f"step-{progress.step:07d}"
     accelerator.save_state(str(folder / "state"))
     state = accelerator.get_state_dict(model)  # gathered: a collective under FSDP and ZeRO-3
     if accelerator.is_main_process:
         export_model(accelerator.unwrap_model(model), state, folder / "model", vocab, lowercase)
-        (folder / "pretrain_config.json").write_text(cfg.to_json(), encoding="utf-8")
+        (folder / settings_file).write_text(settings, encoding="utf-8")
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         (folder / "COMPLETE").write_text(json.dumps(progress.state_dict()) + "\n")
-        prune(Path(cfg.out_dir), cfg.keep_last)
+        prune(Path(out_dir), keep_last)
     accelerator.wait_for_everyone()
     return folder
 
@@ -94,12 +87,14 @@ def find(resume: str, out_dir: str) -> Path:
     return folder
 
 
-def check_compatible(folder: Path, cfg) -> None:
-    """Refuse to resume a checkpoint made by other settings, naming every one that differs."""
-    saved = json.loads((folder / "pretrain_config.json").read_text(encoding="utf-8"))
-    now = json.loads(cfg.to_json())
-    differ = [f"{k}: checkpoint {saved.get(k)!r}, now {now[k]!r}" for k in MUST_MATCH if saved.get(k) != now[k]]
+def check_compatible(folder: Path, settings: str, settings_file: str, must_match: tuple[str, ...]) -> None:
+    """Refuse to resume a checkpoint made by other settings, naming every one of `must_match` (the
+    settings that change what a run computes) that differs. The rest (logging, evaluation,
+    checkpoint cadence, workers) may change between the two runs."""
+    saved = json.loads((folder / settings_file).read_text(encoding="utf-8"))
+    now = json.loads(settings)
+    differ = [f"{k}: checkpoint {saved.get(k)!r}, now {now[k]!r}" for k in must_match if saved.get(k) != now[k]]
     if differ:
         raise CheckpointError(f"{folder} was made by another config, so resuming would not continue that "
                               "run:\n  " + "\n  ".join(differ) + "\nResume with the checkpoint's settings "
-                              f"(they are in {folder / 'pretrain_config.json'}) or start a new out_dir.")
+                              f"(they are in {folder / settings_file}) or start a new out_dir.")

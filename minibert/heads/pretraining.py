@@ -11,12 +11,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checkpoint import PretrainedMixin
-from .config import BertConfig
-from .inputs import InputError, check_ids
-from .model import ACTIVATIONS, BertModel, init_bert_weights
-
-IGNORE_INDEX = -100  # label of positions that are not predicted (PyTorch's and Hugging Face's)
+from ..checkpoint import PretrainedMixin
+from ..config import BertConfig
+from ..inputs import IGNORE_INDEX, check_labels
+from ..model import ACTIVATIONS, BertModel, ModelOutput, init_bert_weights
 
 
 class MLMHead(nn.Module):
@@ -36,7 +34,7 @@ class MLMHead(nn.Module):
 
 
 @dataclass
-class PreTrainingOutput:
+class PreTrainingOutput(ModelOutput):
     loss: torch.Tensor | None  # mlm_loss + nsp_loss (each a mean), as in the paper
     mlm_loss: torch.Tensor | None
     nsp_loss: torch.Tensor | None
@@ -46,9 +44,6 @@ class PreTrainingOutput:
     nsp_logits: torch.Tensor  # (B, 2): index 0 = IsNext, 1 = NotNext
     hidden_states: tuple[torch.Tensor, ...] | None = None
     attentions: tuple[torch.Tensor, ...] | None = None
-
-    def __getitem__(self, key: str):
-        return getattr(self, key)
 
 
 class BertForPreTraining(PretrainedMixin, nn.Module):
@@ -74,10 +69,9 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
         nsp_logits = self.nsp(out.pooler_output)  # (B, H) -> (B, 2)
         nsp_loss = None
         if next_sentence_label is not None:
-            if not torch.compiler.is_compiling():
-                check_ids("next_sentence_label", next_sentence_label, 2, "the two NSP classes",
-                          "use 0 when B follows A (IsNext), 1 when B is random (NotNext)")
-            nsp_loss = F.cross_entropy(nsp_logits.float(), next_sentence_label.view(-1))
+            check_labels("next_sentence_label", next_sentence_label, shape=nsp_logits.shape[:1], num_classes=2,
+                         source="the two NSP classes", hint="use 0 when B follows A (IsNext), 1 when B is random (NotNext)")
+            nsp_loss = F.cross_entropy(nsp_logits.float(), next_sentence_label)
         if mlm_loss is not None and nsp_loss is not None:
             loss = mlm_loss + nsp_loss
         else:  # MLM only (the paper's "No NSP" ablation), NSP only, or no labels at all
@@ -90,18 +84,11 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
         word_embeddings = self.bert.embeddings.word_embeddings.weight  # (V, H), the tied decoder
         if labels is None:
             return self.mlm(h, word_embeddings), None
-        if labels.shape != h.shape[:2]:
-            raise InputError(f"labels has shape {tuple(labels.shape)} but input_ids has "
-                             f"{tuple(h.shape[:2])}; use -100 at positions not to predict")
+        check_labels("labels", labels, shape=h.shape[:2], num_classes=self.config.vocab_size, ignore_index=True,
+                     source=f"config.vocab_size={self.config.vocab_size}", hint="use -100 at positions not to predict")
         # Only ~15% of positions carry a label: run the decoder (the biggest matmul of a small
         # BERT: H x V per token) on those alone. Same loss as decoding all T, far less work.
         selected = labels != IGNORE_INDEX  # (B, T)
-        if not torch.compiler.is_compiling():
-            if not selected.any():
-                raise InputError("labels are all -100: no position to predict, so the MLM loss would "
-                                 "be NaN; pass labels=None to skip the MLM loss")
-            check_ids("labels", labels[selected], self.config.vocab_size,
-                      f"config.vocab_size={self.config.vocab_size}", "use -100 at positions not to predict")
         logits = self.mlm(h[selected], word_embeddings)  # (N, H) -> (N, V)
         # The loss in float32 even under bf16 autocast: a softmax over 30k classes needs the range.
         return logits, F.cross_entropy(logits.float(), labels[selected])

@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .corpus.common import iter_documents
-from .masking import IGNORE_INDEX, mask_tokens, word_starts
-from .pretraining_data import create_instances
+from ..corpus.common import iter_documents
+from ..pretraining_data import create_instances
+from ..seeding import derive_seed
 
 
 def _groups(documents: Iterator[list[str]], size: int) -> Iterator[list[list[str]]]:
@@ -57,7 +57,7 @@ _tokenizer = None  # one per worker process, loaded once by _init_worker
 
 def _init_worker(vocab: str, lowercase: bool) -> None:
     global _tokenizer
-    from .tokenizer import Tokenizer
+    from ..tokenizer import Tokenizer
 
     _tokenizer = Tokenizer.from_vocab(vocab, lowercase=lowercase)
 
@@ -71,7 +71,7 @@ def _write_shard(out: Path, number: int, documents: list[list[str]], settings: d
         at += len(d)
     instances, skipped = create_instances(
         docs, cls_id=_tokenizer.cls_token_id, sep_id=_tokenizer.sep_token_id,
-        seed=settings["seed"] * 1_000_003 + number, max_seq_length=settings["max_seq_length"],
+        seed=derive_seed(settings["seed"], number), max_seq_length=settings["max_seq_length"],
         short_seq_prob=settings["short_seq_prob"], nsp=settings["nsp"], dupe_factor=settings["dupe_factor"])
     dtype = np.uint16 if len(_tokenizer) <= 2 ** 16 else np.int32
     lengths = [len(inst.input_ids) for inst in instances]
@@ -175,78 +175,12 @@ class ShardDataset(torch.utils.data.Dataset):
                 "next_sentence_label": torch.tensor(label), "index": i}
 
 
-class MaskingCollator:
-    """Pads a list of instances into a batch and masks it with `masking.mask_tokens`.
-
-    static=False (dynamic masking, RoBERTa's choice): new masks every time an instance is drawn.
-    static=True (BERT's choice): an instance's masks depend only on the seed and its index, so it
-    is masked the same way every epoch (BERT stored `dupe_factor` masked copies instead).
-    objective="ltr": no masks; every token's label is the token after it, for the paper's
-    left-to-right ablation (the model must then attend only to the left)."""
-
-    def __init__(self, *, pad_token_id: int, cls_token_id: int, sep_token_id: int, mask_token_id: int,
-                 vocab_size: int, special_token_ids, seed: int = 0, static: bool = False, objective: str = "mlm",
-                 word_start_tokens: list[str] | None = None, **masking):
-        if objective not in ("mlm", "ltr"):
-            raise ValueError(f"objective={objective!r}; use 'mlm' (masked LM) or 'ltr' (left-to-right LM)")
-        self.objective = objective
-        self.pad, self.cls, self.sep, self.mask = pad_token_id, cls_token_id, sep_token_id, mask_token_id
-        self.vocab_size, self.special_token_ids = vocab_size, list(special_token_ids)
-        self.seed, self.static, self.masking = seed, static, masking
-        self.word_start_tokens = word_start_tokens  # the vocab in id order, for whole-word masking
-        self.generator = None  # made on first use, in the process that uses it (see _dynamic)
-
-    def __call__(self, rows: list[dict]) -> dict:
-
-        T = max(len(r["input_ids"]) for r in rows)
-        input_ids = torch.full((len(rows), T), self.pad, dtype=torch.long)  # (B, T)
-        token_type_ids = torch.zeros_like(input_ids)
-        attention_mask = torch.zeros_like(input_ids)
-        for b, r in enumerate(rows):
-            n = len(r["input_ids"])
-            input_ids[b, :n], token_type_ids[b, :n], attention_mask[b, :n] = r["input_ids"], r["token_type_ids"], 1
-        next_sentence_label = torch.stack([r["next_sentence_label"] for r in rows])
-        if self.objective == "ltr":  # predict token t + 1 from tokens 0..t
-            labels = torch.full_like(input_ids, IGNORE_INDEX)
-            labels[:, :-1] = input_ids[:, 1:].masked_fill(attention_mask[:, 1:] == 0, IGNORE_INDEX)
-            return {"input_ids": input_ids, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
-                    "labels": labels, "next_sentence_label": next_sentence_label}
-        special = (attention_mask == 0) | (input_ids == self.cls) | (input_ids == self.sep)
-        starts = word_starts(input_ids, self.word_start_tokens) if self.word_start_tokens else None
-
-        def corrupt(ids, special_mask, starts_, generator):
-            return mask_tokens(ids, special_tokens_mask=special_mask, mask_token_id=self.mask,
-                               vocab_size=self.vocab_size, generator=generator,
-                               special_token_ids=self.special_token_ids, word_starts=starts_, **self.masking)
-
-        if self.static:  # row by row, each with a generator seeded by its instance's index
-            masked, labels = input_ids.clone(), torch.full_like(input_ids, IGNORE_INDEX)
-            for b, r in enumerate(rows):
-                # At the row's own length, so its masks do not depend on how long its batch-mates are.
-                n = len(r["input_ids"])
-                masked[b:b + 1, :n], labels[b:b + 1, :n] = corrupt(
-                    input_ids[b:b + 1, :n], special[b:b + 1, :n], None if starts is None else starts[b:b + 1, :n],
-                    torch.Generator().manual_seed(self.seed * 1_000_003 + int(r["index"])))
-        else:
-            masked, labels = corrupt(input_ids, special, starts, self._dynamic())
-        return {"input_ids": masked, "token_type_ids": token_type_ids, "attention_mask": attention_mask,
-                "labels": labels, "next_sentence_label": next_sentence_label}
-
-    def _dynamic(self) -> torch.Generator:
-        """One generator per process: DataLoader workers get copies of this collator, and without
-        their worker id in the seed they would all draw the same masks."""
-        if self.generator is None:
-            info = torch.utils.data.get_worker_info()
-            self.generator = torch.Generator().manual_seed(self.seed * 1_000_003 + (info.id + 1 if info else 0))
-        return self.generator
-
-
 def main(argv=None) -> None:
     import argparse
 
-    from .checkpoint import minilm_path
+    from ..hub import minilm_path
 
-    p = argparse.ArgumentParser(prog="python -m minibert.shards",
+    p = argparse.ArgumentParser(prog="python -m minibert.pretrain.shards",
                                 description="Write pre-training instances of a corpus in shards.")
     p.add_argument("--corpus", default="data/corpus/train.txt", help="a file in BERT's format")
     p.add_argument("--out", default="data/instances/train", help="folder of shards (resumes if it exists)")

@@ -29,20 +29,24 @@ def bert_schedule(step: int, warmup_steps: int, total_steps: int) -> float:
     return max(0.0, 1.0 - step / total_steps)
 
 
-def build_optimizer(model: torch.nn.Module, cfg, accelerator):
-    """AdamW and BERT's schedule; with optimizer="deepspeed", the optimizer and scheduler that the
-    DeepSpeed config names (e.g. LAMB for batches of thousands) in their place."""
-    groups = parameter_groups(model, cfg.weight_decay)
-    if cfg.optimizer == "deepspeed":
-        plugin = accelerator.state.deepspeed_plugin
+def build_optimizer(model: torch.nn.Module, *, lr: float, warmup_steps: int, total_steps: int,
+                    weight_decay: float = 0.01, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-6,
+                    kind: str = "adamw", accelerator=None):
+    """AdamW and BERT's schedule over `total_steps` optimizer steps; with kind="deepspeed", the
+    optimizer and scheduler that the DeepSpeed config names (e.g. LAMB for batches of thousands)."""
+    groups = parameter_groups(model, weight_decay)
+    if kind == "deepspeed":
+        plugin = accelerator.state.deepspeed_plugin if accelerator is not None else None
         if plugin is None or "optimizer" not in plugin.deepspeed_config:
             raise ValueError("optimizer='deepspeed' uses the optimizer section of a DeepSpeed config: launch "
                              "with `accelerate launch --config_file configs/accelerate/deepspeed_lamb.yaml`")
         from accelerate.utils import DummyOptim, DummyScheduler
 
-        optimizer = DummyOptim(groups, lr=cfg.lr, weight_decay=cfg.weight_decay)
-        return optimizer, DummyScheduler(optimizer, total_num_steps=cfg.max_steps, warmup_num_steps=cfg.warmup_steps)
-    optimizer = torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps)
+        optimizer = DummyOptim(groups, lr=lr, weight_decay=weight_decay)
+        return optimizer, DummyScheduler(optimizer, total_num_steps=total_steps, warmup_num_steps=warmup_steps)
+    if kind != "adamw":
+        raise ValueError(f"optimizer={kind!r}; use 'adamw' or 'deepspeed'")
+    optimizer = torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: bert_schedule(step, cfg.warmup_steps, cfg.max_steps))
+        optimizer, lambda step: bert_schedule(step, warmup_steps, total_steps))
     return optimizer, scheduler

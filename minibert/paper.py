@@ -4,10 +4,10 @@ The course compares what it builds with what Devlin et al. report: the sizes of 
 BERT-LARGE, the masking rule, the pre-training recipe, and the result tables. Notebooks and tests
 import them from here rather than retyping them, so a number is typed once, next to its source:
 
-    from minibert import reference
-    reference.MASKING["mask"]        # 0.8
-    reference.source("MASKING")      # 'Devlin et al. (2019), §3.1 Task #1 ...'
-    reference.table(8)               # Table 8 as a pandas DataFrame (pandas is an optional extra)
+    from minibert import paper
+    paper.MASKING["mask"]            # 0.8
+    paper.source("MASKING")          # 'Devlin et al. (2019), §3.1 Task #1 ...'
+    paper.table(8)                   # Table 8 as a pandas DataFrame (pandas is an optional extra)
 
 Sections, tables and footnotes are numbered as in the NAACL version (arXiv v2). Table values are
 as printed: percentages as floats (84.2), "-" as None. Every value was compared digit by digit
@@ -33,7 +33,7 @@ BERT_LARGE = dict(num_hidden_layers=24, hidden_size=1024, num_attention_heads=16
                   parameters=340_000_000)
 
 # The exact counts of the encoder with its pooler (word embeddings of 30,522 included), which the
-# paper rounds to 110M and 340M. Measured, not quoted: tests/test_model.py and tests/test_reference.py.
+# paper rounds to 110M and 340M. Measured, not quoted: tests/test_model.py and tests/test_paper.py.
 PARAMETER_COUNTS = dict(base=109_482_240, large=335_141_888)
 
 # --- masked LM: §3.1 Task #1 ("we mask 15% of all WordPiece tokens ... (1) the [MASK] token 80% of
@@ -175,7 +175,7 @@ SOURCES: dict[str, str] = {
 _TABLES = {1: TABLE_1, 5: TABLE_5, 6: TABLE_6, 7: TABLE_7, 8: TABLE_8}
 
 
-class UnknownReference(KeyError, ValueError):
+class UnknownPaperNumber(KeyError, ValueError):
     """A name or table number this module does not hold (a KeyError, and a ValueError for table numbers)."""
 
     def __str__(self):  # KeyError would print the message in quotes
@@ -185,7 +185,7 @@ class UnknownReference(KeyError, ValueError):
 def source(name: str) -> str:
     """Where the numbers of constant `name` come from: `source("TABLE_8")`."""
     if name not in SOURCES:
-        raise UnknownReference(f"no reference constant {did_you_mean(name, SOURCES)}; "
+        raise UnknownPaperNumber(f"no paper constant {did_you_mean(name, SOURCES)}; "
                                f"known: {', '.join(SOURCES)}")
     return SOURCES[name]
 
@@ -193,7 +193,7 @@ def source(name: str) -> str:
 def table(n: int):
     """Table `n` of the paper as a pandas DataFrame, its source in `df.attrs["source"]`."""
     if n not in _TABLES:
-        raise UnknownReference(f"the paper's Table {n!r} is not transcribed here; "
+        raise UnknownPaperNumber(f"the paper's Table {n!r} is not transcribed here; "
                                f"tables: {', '.join(map(str, _TABLES))}")
     import pandas as pd  # an optional extra (`pip install minibert[notebooks]`): imported only when asked for
 

@@ -1,0 +1,21 @@
+"""What every training loop shares, pre-training and fine-tuning alike:
+
+    accelerator.py  one Accelerator over every launched process; a batch shared out in micro-batches
+    optim.py        AdamW without decay on LayerNorm and biases; Google's warm-up then linear decay
+    watchdog.py     stop before a NaN or inf reaches the weights
+    log.py          log.jsonl (and TensorBoard); read_log
+    resume.py       checkpoints that continue a run exactly, in the Hugging Face layout
+    cli.py          command lines built from a run's config dataclass
+
+The loops themselves stay in their rooms (`minibert.pretrain`, `minibert.finetune`), each a plain,
+visible `for` over its batches standing on these helpers.
+"""
+
+from .accelerator import device_name, make_accelerator, micro_batch_size
+from .log import RunLog, read_log
+from .optim import bert_schedule, build_optimizer, parameter_groups
+from .resume import Progress
+from .watchdog import TrainingDiverged, check_finite
+
+__all__ = ["make_accelerator", "micro_batch_size", "device_name", "RunLog", "read_log", "bert_schedule",
+           "build_optimizer", "parameter_groups", "Progress", "TrainingDiverged", "check_finite"]

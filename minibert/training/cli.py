@@ -1,0 +1,66 @@
+"""Command lines from dataclasses: every field of a run's config becomes a flag, with its type, its
+default (the chosen preset's value) and a did-you-mean for a misspelt one.
+
+    p = argparse.ArgumentParser(prog="python -m minibert.pretrain")
+    add_flags(p, PretrainConfig, recipe("tiny"), skip={"model_overrides"})   # --max-steps, --lr, --nsp/--no-nsp...
+    add_flags(p, BertConfig, None, prefix="model.")                          # --model.hidden_size ...
+    args = parse_known(p, argv)                                              # unknown flags: an error naming the closest
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+
+from ..config import did_you_mean
+
+
+def _value(text: str, annotation: str):
+    """A flag's text as the field's type (annotations are strings under `from __future__ import annotations`)."""
+    if text.lower() == "none" and "None" in annotation:
+        return None
+    if annotation.startswith("int"):
+        return int(text)
+    if annotation.startswith("float"):
+        return float(text)
+    return text
+
+
+def add_flags(parser: argparse.ArgumentParser, cls, defaults, *, prefix: str = "", skip=()) -> None:
+    """One flag per field of dataclass `cls`. With `defaults` (an instance) each flag defaults to its
+    value; with a `prefix` (e.g. "model.") the flags are overrides, parsed as JSON, default None."""
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        if prefix:
+            parser.add_argument(f"--{prefix}{f.name}", dest=f"{prefix}{f.name}", type=json.loads, default=None,
+                                help=f"override {f.name}")
+            continue
+        flag, default = "--" + f.name.replace("_", "-"), getattr(defaults, f.name)
+        if f.type == "bool":
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=default)
+        elif f.type.startswith("tuple[float"):
+            parser.add_argument(flag, dest=f.name, type=float, nargs=len(default), default=default)
+        else:
+            parser.add_argument(flag, dest=f.name, type=lambda t, a=f.type: _value(t, a), default=default)
+
+
+def parse_known(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse `argv`; an unknown flag is an error that names the closest known one."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        flags = [a for a in parser._option_string_actions if a.startswith("--")]
+        parser.error("unknown setting(s): " + ", ".join(did_you_mean(u.split("=")[0], flags, quote=False) for u in unknown))
+    return args
+
+
+def fields_of(args: argparse.Namespace, cls) -> dict:
+    """The parsed values that are fields of dataclass `cls`."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in vars(args).items() if k in names}
+
+
+def overrides_of(args: argparse.Namespace, prefix: str) -> dict:
+    """The `--PREFIX.FIELD` overrides that were given, without the prefix."""
+    return {k[len(prefix):]: v for k, v in vars(args).items() if k.startswith(prefix) and v is not None}
