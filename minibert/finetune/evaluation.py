@@ -1,0 +1,70 @@
+"""Scoring a fine-tuned model on a split, with the metric its benchmark uses (`metrics.py`).
+
+Predictions are read off the logits per kind: the arg-max class (or the score itself, for
+regression), the tag of each word's first piece, the best span merged over the windows of the
+context (`spans.py`), the arg-max over the choices. For tagging, a sentence longer than the window
+is scored on the words that fit (the rest were never seen by the model).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .features import collate, encode
+from .metrics import compute, squad_scores
+from .spans import best_threshold, merge, window_answers
+
+
+@torch.no_grad()
+def predict(model, features: list[dict], pad_token_id: int, batch_size: int, tokenwise: bool) -> list[torch.Tensor]:
+    """The model's logits for every feature, in order, on the CPU: one tensor per output (start
+    and end for spans). `tokenwise`: the outputs have a token axis, which dynamic padding made of
+    another width in each batch, so it is padded to one (-inf for span scores, never chosen)."""
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    outputs = []
+    for i in range(0, len(features), batch_size):
+        batch = collate(features[i:i + batch_size], pad_token_id)
+        out = model(**{k: batch[k].to(device) for k in ("input_ids", "token_type_ids", "attention_mask")})
+        logits = (out.start_logits, out.end_logits) if hasattr(out, "start_logits") else (out.logits,)
+        outputs.append([t.float().cpu() for t in logits])
+    model.train(was_training)
+    return [_join([o[k] for o in outputs], tokenwise) for k in range(len(outputs[0]))]
+
+
+def _join(parts: list[torch.Tensor], tokenwise: bool) -> torch.Tensor:
+    if not tokenwise:
+        return torch.cat(parts)
+    T = max(p.shape[1] for p in parts)
+    fill = float("-inf") if parts[0].dim() == 2 else 0.0  # (n, T) span scores; (n, T, K) tag logits
+    return torch.cat([F.pad(p, (0, 0) * (p.dim() - 2) + (0, T - p.shape[1]), value=fill) for p in parts])
+
+
+def evaluate(model, task, examples: list[dict], tokenizer, cfg) -> dict:
+    """The task's metric (and, for SQuAD-2.0-style data, the no-answer threshold chosen on it)."""
+    settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
+    features = encode(task.kind, examples, tokenizer, **settings)
+    logits = predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
+                     tokenwise=task.kind in ("tagging", "span"))
+    if task.kind == "span":
+        windows = window_answers(*logits, features, max_answer_length=cfg.max_answer_length)
+        references = {e["id"]: e["answers"]["text"] for e in examples}
+        scores = squad_scores(merge(windows, examples), references)
+        if any(not answers for answers in references.values()):  # SQuAD 2.0: questions without an answer
+            tau, best = best_threshold(windows, examples, lambda a: squad_scores(a, references)["f1"])
+            scores.update(no_answer_threshold=tau, best_f1=best)
+        return scores
+    (logits,) = logits
+    if task.kind == "tagging":
+        predicted, gold = [], []
+        for f, row, e in zip(features, logits.argmax(-1).tolist(), examples):
+            words = [(w, tag) for w, tag in zip(f["word_ids"], row) if w is not None]
+            predicted.append([task.labels[tag] for _, tag in words])
+            gold.append([task.labels[e["tags"][w]] for w, _ in words])
+        return compute(task.metric, predicted, gold)
+    labels = [e["label"] for e in examples]
+    if task.labels is None and task.kind == "pair":  # regression: the score itself
+        return compute(task.metric, logits[:, 0].tolist(), labels)
+    return compute(task.metric, logits.argmax(-1).tolist(), labels)

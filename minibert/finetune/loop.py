@@ -1,0 +1,144 @@
+"""The fine-tuning loop: a pre-trained BERT, one new head, every weight trained (§4, Figure 4).
+
+    finetune(FinetuneConfig(task="sentiment", model="minilm"))   # -> {"metrics": {"accuracy": ...}, ...}
+
+A plain `for epoch / for batch` on the helpers every loop shares (`minibert.training`: the
+accelerator, AdamW with Google's warm-up and decay, the watchdog, the log), so the same code runs
+on a laptop and, through `accelerate launch`, on GPUs. After each epoch the model is scored on the
+dev split with the task's own metric; at the end the weights and the tokenizer are written in the
+Hugging Face layout (they load in transformers' class of the same name).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import time
+from pathlib import Path
+
+import torch
+from accelerate.utils import set_seed
+
+from .. import seeding
+from ..config import BertConfig
+from ..heads import (BertForMultipleChoice, BertForQuestionAnswering, BertForSequenceClassification,
+                     BertForTokenClassification)
+from ..hub import resolve
+from ..tasks import get_task, load_task
+from ..tokenizer import Tokenizer
+from ..training.accelerator import device_name, make_accelerator
+from ..training.log import RunLog
+from ..training.optim import build_optimizer
+from ..training.watchdog import check_finite
+from . import evaluation
+from .features import collate, encode
+from .recipes import FinetuneConfig, model_folder
+
+# Figure 4's panels: (a, b) sentences and pairs, (c) spans, (d) tags; §4.4 choices.
+HEADS = {"sentence": BertForSequenceClassification, "pair": BertForSequenceClassification,
+         "tagging": BertForTokenClassification, "span": BertForQuestionAnswering, "choice": BertForMultipleChoice}
+
+
+def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
+    """Fine-tune `cfg.model` on `cfg.task`; returns the final metrics on `cfg.eval_split` and the
+    run's facts. Refuses an out_dir that already holds a run (nothing is changed)."""
+    out = Path(cfg.out_dir)
+    if (out / "log.jsonl").exists():
+        raise FileExistsError(f"{out} already holds a fine-tuning run; choose another --out-dir (nothing was changed)")
+    task = get_task(cfg.task)  # an unknown name fails here, with the known ones
+    train, valid = training_examples(cfg), load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]
+    folder = resolve(model_folder(cfg.model))
+    tokenizer = Tokenizer.from_pretrained(folder)
+    model = build_model(task, folder, cfg.init)
+    accelerator = make_accelerator(mixed_precision=cfg.mixed_precision)
+    set_seed(cfg.seed)  # the head's initialisation, dropout, the order of batches: this run's seed
+
+    features = encode(task.kind, train, tokenizer, **feature_settings(cfg))
+    loader = torch.utils.data.DataLoader(features, batch_size=cfg.batch_size, shuffle=True,
+                                         generator=seeding.generator(cfg.seed, 1),
+                                         collate_fn=lambda rows: collate(rows, tokenizer.pad_token_id))
+    total = cfg.epochs * len(loader)
+    optimizer, scheduler = build_optimizer(model, lr=cfg.lr, warmup_steps=int(cfg.warmup_proportion * total),
+                                           total_steps=total, weight_decay=cfg.weight_decay)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    log = RunLog(out, enabled=accelerator.is_main_process, tensorboard=cfg.tensorboard)
+    facts = dict(config=cfg.to_dict(), task=task.name, task_kind=task.kind, model_folder=str(folder),
+                 train_examples=len(train), train_features=len(features), eval_examples=len(valid),
+                 parameters=sum(p.numel() for p in model.parameters()), device=device_name(accelerator),
+                 torch=torch.__version__, command=command)
+    log.write("run", step=0, **facts)
+
+    from tqdm.auto import tqdm
+
+    start, step, metrics = time.perf_counter(), 0, {}
+    bar = tqdm(total=total, disable=not (cfg.progress and accelerator.is_main_process), desc=cfg.task, unit="step")
+    for epoch in range(1, cfg.epochs + 1):
+        model.train()
+        for batch in loader:
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            loss = loss.detach()
+            grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            grad_norm = check_finite(accelerator, loss, grad_norm, step=step + 1, last_checkpoint=None)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            bar.update(1)
+            if step % cfg.log_every == 0 or step == total:
+                log.write("train", step=step, epoch=epoch, loss=float(loss), lr=scheduler.get_last_lr()[0],
+                          grad_norm=grad_norm, seconds=time.perf_counter() - start)
+                bar.set_postfix(loss=f"{float(loss):.3f}")
+        metrics = evaluation.evaluate(accelerator.unwrap_model(model), task, valid, tokenizer, cfg)
+        log.write("eval", step=step, epoch=epoch, split=cfg.eval_split, **metrics)
+    bar.close()
+    seconds = time.perf_counter() - start
+    log.write("end", step=step, seconds=seconds, **metrics)
+    log.close()
+    if accelerator.is_main_process:
+        save(accelerator.unwrap_model(model), tokenizer, out, metrics, facts, seconds)
+    accelerator.wait_for_everyone()
+    return {"metrics": metrics, "seconds": seconds, "steps": step, "out_dir": str(out), **facts}
+
+
+def training_examples(cfg: FinetuneConfig) -> list[dict]:
+    """The training split, or a sample of it: the same sample for every seed of a sweep (seeded by
+    the task, not the run), so the seeds differ only in what fine-tuning itself draws."""
+    train = load_task(cfg.task, "train", cfg.data_dir)
+    if cfg.max_train_examples is not None and cfg.max_train_examples < len(train):
+        train = random.Random(f"sample/{cfg.task}").sample(train, cfg.max_train_examples)
+    return train
+
+
+def build_model(task, folder: Path, init: str):
+    """The task's head on the encoder in `folder`: its pre-trained weights, or (init="random") the
+    same architecture freshly initialised, the paper's baseline for what pre-training buys."""
+    head = HEADS[task.kind]
+    labels = {}
+    if task.kind in ("sentence", "pair", "tagging"):
+        labels = ({"id2label": dict(enumerate(task.labels))} if task.labels is not None
+                  else {"num_labels": 1, "problem_type": "regression"})
+    if init == "random":
+        config = BertConfig.from_json_file(folder / "config.json")
+        config = BertConfig.from_dict({**config.to_dict(), "num_labels": None, "label2id": None, **labels},
+                                      require_all=False)
+        return head(config)
+    return head.from_pretrained(folder, **labels).train()
+
+
+def feature_settings(cfg: FinetuneConfig) -> dict:
+    return dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
+
+
+def save(model, tokenizer, out: Path, metrics: dict, facts: dict, seconds: float) -> None:
+    """out/model (weights, config.json, tokenizer) and out/metrics.json, each written whole: into a
+    temporary folder first, then renamed, so an interrupted run leaves no half-written model."""
+    tmp = out / "model.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save(tmp)
+    shutil.rmtree(out / "model", ignore_errors=True)
+    tmp.rename(out / "model")
+    (out / "metrics.json").write_text(json.dumps({"metrics": metrics, "seconds": seconds, **facts}, indent=2,
+                                                 default=str) + "\n", encoding="utf-8")

@@ -1,0 +1,71 @@
+"""Seeds and grids: "for BERT-LARGE we found that fine-tuning was sometimes unstable on small
+datasets, so we ran several random restarts and selected the best model on the Dev set" (§4.1).
+
+    runs = sweep(FinetuneConfig(task="sentiment"), seeds=5)          # one setting, five restarts
+    runs = sweep(FinetuneConfig(task="sentiment"), seeds=3, space=GRID)   # A.3's grid, 3 seeds each
+    print(table(runs))                                                 # per setting: each seed, mean ± sd
+
+Each run goes to its own folder (`<out_dir>/<setting>/seed-<k>`). Settings are compared on the
+dev split (`eval_split="dev"`, the default); the test split is scored once, by the chosen setting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from pathlib import Path
+
+from .loop import finetune
+from .recipes import FinetuneConfig, grid
+
+
+def setting_name(cfg: FinetuneConfig, space: dict | None) -> str:
+    """"lr=3e-05,batch_size=16,epochs=2" for a grid point; "run" without a grid."""
+    return ",".join(f"{k}={getattr(cfg, k)}" for k in space) if space else "run"
+
+
+def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, command: str | None = None) -> list[dict]:
+    """Fine-tune every setting of `space` (or `base` alone) with seeds base.seed ... base.seed + seeds - 1."""
+    runs = []
+    for cfg in (grid(base, space) if space else [base]):
+        name = setting_name(cfg, space)
+        for k in range(seeds):
+            seed = base.seed + k
+            run = dataclasses.replace(cfg, seed=seed, out_dir=str(Path(base.out_dir) / name / f"seed-{seed}"))
+            result = finetune(run, command=command)
+            runs.append({"setting": name, "seed": seed, "metrics": result["metrics"], "seconds": result["seconds"]})
+    return runs
+
+
+def summary(runs: list[dict], metric: str) -> list[dict]:
+    """Per setting: the metric of every seed, mean, sample sd, max; best setting (by mean) first."""
+    rows = {}
+    for r in runs:
+        rows.setdefault(r["setting"], []).append(r["metrics"][metric])
+    out = [{"setting": name, "values": values, "mean": statistics.fmean(values),
+            "sd": statistics.stdev(values) if len(values) > 1 else 0.0, "max": max(values)}
+           for name, values in rows.items()]
+    return sorted(out, key=lambda row: -row["mean"])
+
+
+def main_metric(metrics: dict) -> str:
+    """The number a task is ranked by: F1 where the benchmark reports it (MRPC, SQuAD, NER), else
+    its one metric (accuracy, Matthews, Spearman for STS-B as in Table 1)."""
+    for name in ("f1", "spearman", "matthews", "tag_accuracy", "accuracy"):
+        if name in metrics:
+            return name
+    return next(iter(metrics))
+
+
+def table(runs: list[dict]) -> str:
+    """A Markdown table: each setting's metric per seed, then mean ± sd; the best setting first."""
+    metric = main_metric(runs[0]["metrics"])
+    seeds = sorted({r["seed"] for r in runs})
+    rows = summary(runs, metric)
+    scale = 1 if "exact_match" in runs[0]["metrics"] else 100  # SQuAD's scores are percentages already
+    cells = ["| setting | " + " | ".join(f"seed {s}" for s in seeds) + f" | {metric} mean ± sd |",
+             "|---|" + "---:|" * (len(seeds) + 1)]
+    for row in rows:
+        values = " | ".join(f"{v * scale:.1f}" for v in row["values"])
+        cells.append(f"| {row['setting']} | {values} | {row['mean'] * scale:.1f} ± {row['sd'] * scale:.1f} |")
+    return "\n".join(cells)

@@ -1,0 +1,54 @@
+"""`python -m minibert.tasks prepare [--out data/tasks] [--corpus data/corpus] [--cache data/cache]
+[--cards data/cards/tasks] [--force]`"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..hub import FetchError
+from .build import COURSE_TASKS, prepare
+from .common import SPLITS, TaskError
+
+
+def summary(manifest: dict) -> str:
+    """The table printed at the end of a run: examples per split and the label balance of train."""
+    lines = [f"{'task':<22}{'train':>8}{'dev':>8}{'test':>8}  train balance"]
+    for task in COURSE_TASKS:
+        counts = manifest["tasks"][task.name]["counts"]
+        labels = counts["train"]["labels"]
+        total = sum(labels.values())
+        balance = ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in labels.items())
+        lines.append(f"{task.name:<22}" + "".join(f"{counts[s]['examples']:>8,}" for s in SPLITS) + f"  {balance}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minibert.tasks", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="make the course's fine-tuning tasks and their cards")
+    p.add_argument("--out", type=Path, default=Path("data/tasks"), help="where the tasks go (default data/tasks)")
+    p.add_argument("--corpus", type=Path, default=Path("data/corpus"), help="the prepared course corpus")
+    p.add_argument("--cache", type=Path, default=Path("data/cache"), help="downloaded packages (default data/cache)")
+    p.add_argument("--cards", type=Path, default=Path("data/cards/tasks"), help="dataset cards")
+    p.add_argument("--force", action="store_true", help="prepare again even if the output is up to date")
+    args = parser.parse_args(argv)
+
+    start = time.perf_counter()
+    print(f"preparing the fine-tuning tasks in {args.out}", flush=True)
+    try:
+        manifest = prepare(args.out, args.corpus, args.cache, args.cards, force=args.force)
+    except (TaskError, FetchError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(summary(manifest))
+    changed = manifest["changed"]
+    print(f"wrote {', '.join(changed)}" if changed else f"up to date: nothing written ({args.out})")
+    print(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

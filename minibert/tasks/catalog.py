@@ -1,0 +1,52 @@
+"""Every task by name, and `load_task`: the one way the fine-tuning code gets examples."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..config import did_you_mean
+from . import brown_tags, cloze, pairs, sentiment
+from .benchmarks import BENCHMARKS, from_hub
+from .common import SPLITS, Task, TaskError, check_examples
+
+COURSE = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, cloze.TASK, pairs.CHOICE)
+TASKS: dict[str, Task] = {t.name: t for t in COURSE + BENCHMARKS}
+DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "tasks"  # where `prepare` writes the course tasks
+PREPARE = "run `make setup`, or `python -m minibert.tasks prepare`"
+
+
+def get_task(name: str) -> Task:
+    if name not in TASKS:
+        raise TaskError(f"no task {did_you_mean(name, TASKS)}; the tasks are: {', '.join(TASKS)}")
+    return TASKS[name]
+
+
+def load_task(name: str, split: str, data_dir: str | os.PathLike | None = None) -> list[dict]:
+    """The examples of one split ("train", "dev" or "test") of a task, checked (fields, labels, and
+    every span answer against its context).
+
+    Course tasks are read from `data_dir` (default: data/tasks of this repository), either the folder
+    of all tasks or the task's own. A benchmark is read from `data_dir`, the folder holding its
+    official files; with no data_dir, through the `datasets` library (online)."""
+    task = get_task(name)
+    if split not in SPLITS:
+        hint = " ('validation' is called 'dev' here)" if split in ("validation", "valid", "val") else ""
+        raise TaskError(f"{name}: split {did_you_mean(split, SPLITS)}; use one of {', '.join(SPLITS)}{hint}")
+    if task.prepared:
+        root = Path(data_dir).expanduser() if data_dir is not None else DATA_DIR
+        folder = root / name if (root / name).is_dir() else root
+        path = folder / f"{split}.jsonl"
+        if not path.is_file():
+            raise TaskError(f"{name} is not prepared: there is no {root / name / f'{split}.jsonl'}; {PREPARE}")
+        examples, where = task.read(task, folder, split), str(path)
+    elif data_dir is None:
+        examples, where = from_hub(task, split), f"{task.hub.name} through `datasets`"
+    else:
+        folder = Path(data_dir).expanduser()
+        if not folder.is_dir():
+            raise TaskError(f"{name}: data_dir {str(data_dir)!r} is not a folder; pass the folder that holds "
+                            f"{task.plays}'s files ({', '.join(n for names in task.files.values() for n in names)})")
+        examples, where = task.read(task, folder, split), str(folder)
+    check_examples(task, examples, where)
+    return examples

@@ -1,0 +1,180 @@
+"""Fine-tuning: features per kind of task, windows merged back into characters, one loop for every
+head of Figure 4, its command line, and its refusals."""
+
+import json
+
+import pytest
+import torch
+
+import minibert
+from minibert import Tokenizer
+from minibert.finetune import features as feats
+from minibert.finetune.__main__ import main
+from minibert.finetune.loop import finetune
+from minibert.finetune.recipes import FinetuneConfig, grid
+from minibert.finetune.spans import merge, window_answers
+from minibert.finetune.sweep import summary, table
+from minibert.inputs import IGNORE_INDEX, InputError
+
+transformers = pytest.importorskip("transformers")
+
+PASSAGE = ("Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my "
+           "purse, and nothing particular to interest me on shore, I thought I would sail about a little and "
+           "see the watery part of the world. It is a way I have of driving off the spleen.")
+
+
+@pytest.fixture(scope="module")
+def tok(minilm_dir):
+    return Tokenizer.from_pretrained(minilm_dir)
+
+
+def test_word_labels_go_on_the_first_piece(tok):
+    """§5.3: the first sub-token of each word carries its tag; the other pieces are ignored."""
+    assert tok.tokenize("unaffable") == ["una", "##ffa", "##ble"]
+    (f,) = feats.encode("tagging", [{"id": "0", "words": ["An", "unaffable", "whale"], "tags": [5, 2, 0]}], tok,
+                        max_seq_length=16)
+    assert tok.convert_ids_to_tokens(f["input_ids"]) == ["[CLS]", "an", "una", "##ffa", "##ble", "whale", "[SEP]"]
+    assert f["labels"] == [IGNORE_INDEX, 5, 2, IGNORE_INDEX, IGNORE_INDEX, 0, IGNORE_INDEX]
+    assert f["word_ids"] == [None, 0, 1, None, None, 2, None]
+
+
+def span_example(answer="the watery part of the world", id_="q1"):
+    return {"id": id_, "question": "What did he want to see?", "context": PASSAGE,
+            "answers": {"text": [answer], "answer_start": [PASSAGE.index(answer)]}}
+
+
+def test_a_long_context_becomes_overlapping_windows_that_find_their_answer(tok):
+    example = span_example()
+    windows = list(feats.encode("span", [example], tok, max_seq_length=32, doc_stride=8))
+    assert len(windows) > 3
+    inside = [w for w in windows if w["start_positions"] > 0]
+    assert inside, "some window must hold the whole answer"
+    for w in windows:
+        assert len(w["input_ids"]) <= 32 and w["token_type_ids"].count(1) == len(w["input_ids"]) - w["token_type_ids"].count(0)
+        if w["start_positions"]:  # its tokens decode to the answer, and its offsets cut it out of the passage
+            s, e = w["start_positions"], w["end_positions"]
+            assert PASSAGE[w["offsets"][s][0]:w["offsets"][e][1]] == "the watery part of the world"
+        else:
+            assert w["end_positions"] == 0  # no (whole) answer here: both at [CLS]
+
+
+def test_perfect_logits_give_back_the_exact_characters(tok):
+    """Merging windows: logits that point at the gold tokens recover the answer as written (with its
+    case and punctuation), from whichever window holds it; a question with no answer gives ""."""
+    examples = [span_example(), span_example("Ishmael", "q2"), span_example("spleen", "q3"),
+                {**span_example(id_="q4"), "answers": {"text": [], "answer_start": []}}]
+    features = feats.encode("span", examples, tok, max_seq_length=40, doc_stride=10)
+    batch = feats.collate(features, tok.pad_token_id)
+    T = batch["input_ids"].shape[1]
+    start, end = torch.full((len(features), T), -5.0), torch.full((len(features), T), -5.0)
+    for b, f in enumerate(features):
+        start[b, f["start_positions"]] = end[b, f["end_positions"]] = 5.0
+    answers = merge(window_answers(start, end, features), examples, threshold=0.0)
+    assert answers == {"q1": "the watery part of the world", "q2": "Ishmael", "q3": "spleen", "q4": ""}
+
+
+def test_an_answer_that_is_not_in_its_context_is_refused(tok):
+    bad = {**span_example(), "answers": {"text": ["a white whale"], "answer_start": [3]}}
+    with pytest.raises(InputError, match=r"example 'q1': the answer 'a white whale' is not in the context at character 3"):
+        feats.encode("span", [bad], tok, max_seq_length=64)
+
+
+def test_choices_batch_as_b_c_t(tok):
+    examples = [{"id": str(i), "context": "He went to sea.", "endings": ["It was cold.", "Whales sing at night.",
+                                                                         "No.", "The ship left."], "label": i}
+                for i in range(3)]
+    batch = feats.collate(feats.encode("choice", examples, tok, max_seq_length=32), tok.pad_token_id)
+    assert batch["input_ids"].dim() == 3 and batch["input_ids"].shape[:2] == (3, 4)
+    assert batch["labels"].tolist() == [0, 1, 2]
+    assert batch["token_type_ids"][0, 0].tolist().count(1) == len(tok.tokenize("It was cold.")) + 1
+
+
+# --- the loop, on small task files written here, with the course's own tiny model (fast)
+
+FIXTURES = {
+    "sentiment": lambda i: {"id": str(i), "text": ["a gripping, wonderful film", "dull and lifeless"][i % 2] + f" {i}",
+                            "label": 1 - i % 2},
+    "pos": lambda i: {"id": str(i), "words": ["The", "whale", "sank", "."], "tags": [5, 0, 1, 11]},
+    "names": lambda i: {"id": str(i), "words": ["Ishmael", "met", "Queequeg", "Kokovoko"], "tags": [0, 2, 0, 1]},
+    "next-sentence": lambda i: {"id": str(i), "text": "He went to sea.", "text_pair": "The sea was calm.",
+                                "label": i % 2},
+    "cloze-qa": lambda i: {**span_example(id_=str(i))} if i % 3 else
+    {**span_example(id_=str(i)), "answers": {"text": [], "answer_start": []}},
+    "next-sentence-choice": lambda i: {"id": str(i), "context": "He went to sea.",
+                                       "endings": ["The sea was calm.", "Taxes rose.", "No.", "Rain."], "label": i % 4},
+}
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tasks")
+    for name, make in FIXTURES.items():
+        (root / name).mkdir()
+        for split, n in (("train", 12), ("dev", 6), ("test", 6)):
+            (root / name / f"{split}.jsonl").write_text("".join(json.dumps(make(i)) + "\n" for i in range(n)))
+    return root
+
+
+HF_CLASSES = {"sentiment": "BertForSequenceClassification", "pos": "BertForTokenClassification",
+              "names": "BertForTokenClassification", "next-sentence": "BertForSequenceClassification",
+              "cloze-qa": "BertForQuestionAnswering", "next-sentence-choice": "BertForMultipleChoice"}
+
+
+@pytest.mark.parametrize("task", list(FIXTURES))
+def test_one_loop_fine_tunes_every_head_and_saves_what_transformers_loads(task, data_dir, tmp_path):
+    cfg = FinetuneConfig(task=task, model="course", data_dir=str(data_dir), epochs=1, batch_size=4,
+                         max_seq_length=48, doc_stride=16, out_dir=str(tmp_path / "run"), progress=False)
+    result = finetune(cfg)
+    metrics = result["metrics"]
+    assert metrics and all(isinstance(v, float) for v in metrics.values())
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert [r["kind"] for r in records][0] == "run" and records[-1]["kind"] == "end"
+    assert [r["kind"] for r in records].count("eval") == 1
+    cls = getattr(transformers, HF_CLASSES[task])
+    theirs, info = cls.from_pretrained(tmp_path / "run" / "model", output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"]
+    ours = getattr(minibert, HF_CLASSES[task]).from_pretrained(tmp_path / "run" / "model", strict=True)
+    batch = feats.collate(feats.encode(minibert.tasks.get_task(task).kind,
+                                       minibert.tasks.load_task(task, "dev", data_dir)[:2],
+                                       Tokenizer.from_pretrained(tmp_path / "run" / "model"), max_seq_length=48),
+                          0)
+    inputs = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
+    with torch.no_grad():
+        a, b = ours(**inputs), theirs.eval()(**inputs)
+    key = "start_logits" if task == "cloze-qa" else "logits"
+    torch.testing.assert_close(a[key], b[key], atol=1e-5, rtol=1e-5)
+
+
+def test_seeds_give_a_table_with_mean_and_sd(data_dir, tmp_path, capsys):
+    main(["--task", "sentiment", "--model", "course", "--data-dir", str(data_dir), "--epochs", "1",
+          "--batch-size", "4", "--seeds", "2", "--out-dir", str(tmp_path / "sweep"), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert "| run | " in printed and "accuracy mean ± sd" in printed and "seed 0 | seed 1" in printed
+    runs = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
+    assert [r["seed"] for r in runs] == [0, 1]
+    assert (tmp_path / "sweep" / "run" / "seed-1" / "model" / "model.safetensors").is_file()
+
+
+def test_the_grid_is_the_papers_and_the_summary_ranks_by_mean():
+    points = grid(FinetuneConfig())
+    assert len(points) == 2 * 3 * 3 and {p.lr for p in points} == {5e-5, 3e-5, 2e-5}
+    runs = [{"setting": "a", "seed": 0, "metrics": {"accuracy": 0.5}}, {"setting": "a", "seed": 1, "metrics": {"accuracy": 0.7}},
+            {"setting": "b", "seed": 0, "metrics": {"accuracy": 0.65}}, {"setting": "b", "seed": 1, "metrics": {"accuracy": 0.65}}]
+    rows = summary(runs, "accuracy")
+    assert [r["setting"] for r in rows] == ["b", "a"] and rows[1]["sd"] == pytest.approx(0.1414, abs=1e-4)
+    assert "| a | 50.0 | 70.0 | 60.0 ± 14.1 |" in table(runs)
+
+
+def test_bad_input_is_refused_and_leaves_nothing(data_dir, tmp_path):
+    with pytest.raises(SystemExit, match=r"error: no task 'sentimnt' \(did you mean 'sentiment'\?\); the tasks are"):
+        main(["--task", "sentimnt", "--out-dir", str(tmp_path / "a")])
+    with pytest.raises(SystemExit, match=r"error: sentiment is not prepared: there is no .*train.jsonl.*make setup"):
+        main(["--task", "sentiment", "--data-dir", str(tmp_path / "nowhere"), "--out-dir", str(tmp_path / "b")])
+    bad = tmp_path / "bad" / "sentiment"
+    bad.mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        (bad / f"{split}.jsonl").write_text(json.dumps({"id": "0", "text": "fine", "label": 7}) + "\n")
+    with pytest.raises(SystemExit, match=r"error: .*label"):
+        main(["--task", "sentiment", "--model", "course", "--data-dir", str(bad.parent), "--out-dir", str(tmp_path / "c"),
+              "--no-progress"])
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "c" / "model").exists()
