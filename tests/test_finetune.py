@@ -193,3 +193,18 @@ def test_real_weights_learn_real_sentiment_in_a_minute(tmp_path):
     accuracy = finetune(cfg)["metrics"]["accuracy"]
     print(f"\nsentiment, MiniLM, 640 examples, 1 epoch: dev accuracy {accuracy:.3f} (majority {majority:.3f})")
     assert accuracy > majority + 0.10
+
+
+def test_random_init_keeps_the_architecture_and_draws_fresh_weights():
+    from minibert.finetune.loop import build_model
+    from minibert.finetune.recipes import model_folder
+    from minibert.hub import resolve
+    from minibert.tasks import get_task
+
+    folder = resolve(model_folder("course"))
+    pretrained = build_model(get_task("sentiment"), folder, "pretrained")
+    fresh = build_model(get_task("sentiment"), folder, "random")
+    assert fresh.config == pretrained.config and fresh.config.id2label == {0: "rotten", 1: "fresh"}
+    a, b = (m.bert.embeddings.word_embeddings.weight.detach() for m in (pretrained, fresh))
+    assert a.shape == b.shape and not torch.equal(a, b)
+    assert abs(float(b.std()) - fresh.config.initializer_range) < 0.002  # N(0, 0.02), BERT's initialisation

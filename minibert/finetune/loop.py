@@ -21,6 +21,7 @@ import torch
 from accelerate.utils import set_seed
 
 from .. import seeding
+from ..checkpoint import with_overrides
 from ..config import BertConfig
 from ..heads import (BertForMultipleChoice, BertForQuestionAnswering, BertForSequenceClassification,
                      BertForTokenClassification)
@@ -120,10 +121,7 @@ def build_model(task, folder: Path, init: str):
         labels = ({"id2label": dict(enumerate(task.labels))} if task.labels is not None
                   else {"num_labels": 1, "problem_type": "regression"})
     if init == "random":
-        config = BertConfig.from_json_file(folder / "config.json")
-        config = BertConfig.from_dict({**config.to_dict(), "num_labels": None, "label2id": None, **labels},
-                                      require_all=False)
-        return head(config)
+        return head(with_overrides(BertConfig.from_json_file(folder / "config.json"), labels))
     return head.from_pretrained(folder, **labels).train()
 
 
