@@ -276,7 +276,7 @@ def test_bad_labels_are_clear_input_errors():
         classifier(**batch, labels=torch.tensor([0, 5, 1]))
     with pytest.raises(InputError, match=r"labels has shape \(3,\), expected \(3, 5\)"):
         classifier(**batch, labels=torch.tensor([0.0, 1.0, 1.0]))  # floats infer multi-label: (B, K) multi-hot
-    with pytest.raises(InputError, match="must be a float tensor for regression"):
+    with pytest.raises(InputError, match=r"must be a float tensor of real-valued targets \(regression\)"):
         model_for(BertForSequenceClassification, num_labels=1)(**batch, labels=torch.tensor([1, 0, 3]))
 
     tagger = model_for(BertForTokenClassification, num_labels=K)
