@@ -51,9 +51,11 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     train, valid = training_examples(cfg), load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]
     folder = resolve(model_folder(cfg.model))
     tokenizer = Tokenizer.from_pretrained(folder)
-    model = build_model(task, folder, cfg.init)
     accelerator = make_accelerator(mixed_precision=cfg.mixed_precision)
     set_seed(cfg.seed)  # the head's initialisation, dropout, the order of batches: this run's seed
+    model = build_model(task, folder, cfg.init)
+    if cfg.freeze_encoder:  # the optimizer's groups take only what requires a gradient: the head
+        model.bert.requires_grad_(False)
 
     features = encode(task.kind, train, tokenizer, **feature_settings(cfg))
     loader = torch.utils.data.DataLoader(features, batch_size=cfg.batch_size, shuffle=True,
