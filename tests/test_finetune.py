@@ -180,7 +180,7 @@ def test_bad_input_is_refused_and_leaves_nothing(data_dir, tmp_path):
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
 
 
-def test_real_weights_learn_real_sentiment_in_a_minute(tmp_path):
+def test_real_weights_learn_real_sentiment(tmp_path):
     """The real thing at CI size: MiniLM's pre-trained encoder, a fresh classifier, 1,600 real Rotten
     Tomatoes snippets (cut at 32 tokens: 70% fit whole, the median is 26), two epochs (100 steps) at A.3's
     learning rate and batch size, scored on 300 held-out snippets of films not seen in training,
