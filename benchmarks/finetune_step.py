@@ -25,14 +25,13 @@ Run:  python benchmarks/finetune_step.py          (or `make benchmark`)
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 
 import torch
 import transformers
 
 import minibert
-from timing import interleaved, paired_ratio, ratio_cell, write_results
+from timing import interleaved, ratio_cell, summarise, training_step, write_results
 
 CLS, SEP, PAD = 101, 102, 0
 TOL = 1e-4
@@ -84,14 +83,6 @@ def build_models(args):
     if problems:
         raise SystemExit(f"transformers did not load minibert's checkpoint cleanly: {problems}")
     return mb, hf, what
-
-
-def summarise(times: dict[str, list[float]], tokens: int) -> dict:
-    """Median tokens/s of each, and the speed-up as the median of per-round ratios."""
-    mb, hf = (statistics.median(times[k]) for k in ("minibert", "transformers"))
-    ratio, iqr = paired_ratio(times["minibert"], times["transformers"])
-    return dict(minibert_s=mb, transformers_s=hf, minibert_tokens_per_s=tokens / mb,
-                transformers_tokens_per_s=tokens / hf, ratio=ratio, ratio_iqr=iqr)
 
 
 def main():
@@ -149,17 +140,10 @@ def main():
         raise SystemExit(f"losses or logits differ by more than {TOL:g}: the two models do not compute "
                          "the same thing")
 
-    def trainer(model):
-        opt = torch.optim.AdamW(model.parameters(), lr=2e-5, weight_decay=0.01)
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            model(**batch).loss.backward()
-            opt.step()
-        return step
 
     mb.train(), hf.train()
-    training = summarise(interleaved({"minibert": trainer(mb), "transformers": trainer(hf)},
+    training = summarise(interleaved({"minibert": training_step(mb, batch, lr=2e-5),
+                                      "transformers": training_step(hf, batch, lr=2e-5)},
                                      args.warmup, args.steps), tokens)
 
     results = dict(torch=torch.__version__, transformers=transformers.__version__,

@@ -7,6 +7,8 @@ import statistics
 import time
 from pathlib import Path
 
+import torch
+
 
 def interleaved(fns: dict, warmup: int, rounds: int) -> dict[str, list[float]]:
     """Seconds per call of each fn, one call of each per round, the order reversed every other
@@ -41,3 +43,23 @@ def write_results(path: str | None, results) -> None:
     if path:
         Path(path).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         print(f"\nresults written to {path}")
+
+
+def summarise(times: dict[str, list[float]], tokens: int) -> dict:
+    """Median tokens/s of each, and the speed-up as the median of per-round ratios: pairing the two
+    steps of a round cancels drifts in machine load that a ratio of two medians would keep."""
+    mb, hf = (statistics.median(times[k]) for k in ("minibert", "transformers"))
+    ratio, iqr = paired_ratio(times["minibert"], times["transformers"])
+    return dict(minibert_s=mb, transformers_s=hf, minibert_tokens_per_s=tokens / mb,
+                transformers_tokens_per_s=tokens / hf, ratio=ratio, ratio_iqr=iqr)
+
+
+def training_step(model, batch: dict, lr: float):
+    """One call = one training step: zero_grad, forward with labels, backward, AdamW (weight decay 0.01)."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        model(**batch).loss.backward()
+        opt.step()
+    return step

@@ -20,14 +20,13 @@ Run:  python benchmarks/train_step.py          (or `make benchmark`)
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 
 import torch
 import transformers
 
 import minibert
-from timing import interleaved, paired_ratio, ratio_cell, write_results
+from timing import interleaved, ratio_cell, summarise, training_step, write_results
 
 CLS, SEP = 101, 102
 IGNORE_INDEX = -100
@@ -61,15 +60,6 @@ def build_models(config: minibert.BertConfig):
         hf = transformers.BertForPreTraining.from_pretrained(
             tmpdir, config=hf_config, attn_implementation="sdpa")
     return mb, hf
-
-
-def summarise(times: dict[str, list[float]], tokens: int) -> dict:
-    """Median tokens/s of each, and the speed-up as the median of per-round ratios: pairing the two
-    steps of a round cancels drifts in machine load that a ratio of two medians would keep."""
-    mb, hf = (statistics.median(times[k]) for k in ("minibert", "transformers"))
-    ratio, iqr = paired_ratio(times["minibert"], times["transformers"])
-    return dict(minibert_s=mb, transformers_s=hf, minibert_tokens_per_s=tokens / mb,
-                transformers_tokens_per_s=tokens / hf, ratio=ratio, ratio_iqr=iqr)
 
 
 def main():
@@ -131,17 +121,10 @@ def main():
         inference = summarise(interleaved({"minibert": infer(mb.bert), "transformers": infer(hf.bert)},
                                     args.warmup, args.inference_steps), tokens)
 
-    def trainer(model):
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            model(**batch).loss.backward()
-            opt.step()
-        return step
 
     mb.train(), hf.train()
-    training = summarise(interleaved({"minibert": trainer(mb), "transformers": trainer(hf)},
+    training = summarise(interleaved({"minibert": training_step(mb, batch, lr=1e-4),
+                                      "transformers": training_step(hf, batch, lr=1e-4)},
                                args.warmup, args.steps), tokens)
 
     results = dict(torch=torch.__version__, transformers=transformers.__version__,
