@@ -48,16 +48,12 @@ def check_labels(name: str, labels, *, shape: tuple, num_classes: int, source: s
     if tuple(labels.shape) != tuple(shape):
         raise InputError(f"{name} has shape {tuple(labels.shape)}, expected {tuple(shape)}"
                          + (f"; {hint}" if hint else ""))
-    if ignore_index:
-        kept = labels != IGNORE_INDEX
-        if labels.numel() and not kept.any():
-            raise InputError(f"{name} are all {IGNORE_INDEX}: no position to predict, so the loss would be "
-                             f"NaN; pass {name}=None to skip the loss")
-        labels_checked = labels[kept]
-    else:
-        labels_checked = labels
-    check_ids(name, labels_checked, num_classes, source,
-              hint or f"use 0 ... {num_classes - 1}" + (f", or {IGNORE_INDEX} to ignore a position" if ignore_index else ""))
+    real = labels[labels != IGNORE_INDEX] if ignore_index else labels
+    if ignore_index and labels.numel() and not real.numel():
+        raise InputError(f"{name} are all {IGNORE_INDEX}: no position to predict, so the loss would be "
+                         f"NaN; pass {name}=None to skip the loss")
+    ignore = f", or {IGNORE_INDEX} to ignore a position" if ignore_index else ""
+    check_ids(name, real, num_classes, source, hint or f"use 0 ... {num_classes - 1}{ignore}")
     return labels
 
 
@@ -66,8 +62,9 @@ def check_targets(name: str, targets, *, shape: tuple) -> None:
     if torch.compiler.is_compiling():
         return
     if not isinstance(targets, torch.Tensor) or not targets.dtype.is_floating_point:
-        raise InputError(f"{name} must be a float tensor of real-valued targets (regression), got "
-                         f"{getattr(targets, 'dtype', type(targets).__name__)}; use torch.tensor([...], dtype=torch.float)")
+        got = getattr(targets, "dtype", type(targets).__name__)
+        raise InputError(f"{name} must be a float tensor of real-valued targets (regression), got {got}; "
+                         "use torch.tensor([...], dtype=torch.float)")
     if tuple(targets.shape) != tuple(shape):
         raise InputError(f"{name} has shape {tuple(targets.shape)}, expected {tuple(shape)}")
     if not torch.isfinite(targets).all():
@@ -88,7 +85,8 @@ def check_inputs(config: BertConfig, input_ids, token_type_ids=None, attention_m
         raise InputError(f"input_ids must have shape (batch, seq_len), got {tuple(input_ids.shape)}{hint}")
     B, T = input_ids.shape
     if B == 0:
-        raise InputError("input_ids has no rows (batch size 0): there is nothing to run; pass at least one sequence")
+        raise InputError("input_ids has no rows (batch size 0): there is nothing to run; pass at least one "
+                         "sequence")
     if T == 0:
         raise InputError("input_ids has sequence length 0; every sequence needs at least [CLS]")
     if T > config.max_position_embeddings:

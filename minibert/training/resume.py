@@ -1,12 +1,13 @@
-"""Checkpoints of a run, for every loop: everything needed to continue exactly, and the weights in
-the Hugging Face layout.
+"""Checkpoints of a run, for any loop that checkpoints mid-run: everything needed to continue
+exactly, and the weights in the Hugging Face layout. (Pre-training does; a fine-tuning run is
+short, and writes its model once, at the end.)
 
     runs/tiny/checkpoints/step-0000500/
         model/                 config.json, model.safetensors, vocab.txt, tokenizer files:
                                loads in minibert (`BertForPreTraining.from_pretrained`) and transformers
         state/                 accelerate's save_state: weights, optimizer, scheduler, the step and
                                tokens seen, and the RNG states of every process
-        pretrain_config.json   the settings that made it (finetune_config.json for fine-tuning)
+        pretrain_config.json   the settings that made it (the loop names the file)
         COMPLETE               written last: a folder without it was interrupted and is ignored
 
 Pre-training's data position needs no saving of its own: the batch of step k is a function of k
