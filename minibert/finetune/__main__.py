@@ -27,9 +27,11 @@ from .sweep import sweep, table
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m minibert.finetune", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                                epilog=f"tasks: {', '.join(TASKS)}; models: " + "; ".join(f"{k}: {v}" for k, v in MODELS.items()))
+                                epilog=f"tasks: {', '.join(TASKS)}; models: "
+                                + "; ".join(f"{k}: {v}" for k, v in MODELS.items()))
     p.add_argument("--seeds", type=int, default=1, help="random restarts per setting (seed, seed+1, ...)")
-    p.add_argument("--grid", action="store_true", help="Appendix A.3's grid: batch 16/32, lr 5e-5/3e-5/2e-5, 2-4 epochs")
+    p.add_argument("--grid", action="store_true",
+                   help="Appendix A.3's grid: batch 16/32, lr 5e-5/3e-5/2e-5, 2-4 epochs")
     add_flags(p, FinetuneConfig, FinetuneConfig())
     return p
 

@@ -70,7 +70,8 @@ class BertForPreTraining(PretrainedMixin, nn.Module):
         nsp_loss = None
         if next_sentence_label is not None:
             check_labels("next_sentence_label", next_sentence_label, shape=nsp_logits.shape[:1], num_classes=2,
-                         source="the two NSP classes", hint="use 0 when B follows A (IsNext), 1 when B is random (NotNext)")
+                         source="the two NSP classes",
+                         hint="use 0 when B follows A (IsNext), 1 when B is random (NotNext)")
             nsp_loss = F.cross_entropy(nsp_logits.float(), next_sentence_label)
         if mlm_loss is not None and nsp_loss is not None:
             loss = mlm_loss + nsp_loss

@@ -205,7 +205,8 @@ class _Loop:
         """The gradient norm, or a "diverged" record and TrainingDiverged before the update."""
         p, found = self.progress, resume_from.completed(Path(self.cfg.out_dir))
         try:
-            return check_finite(self.acc, loss, grad_norm, step=p.step + 1, last_checkpoint=found[-1] if found else None)
+            return check_finite(self.acc, loss, grad_norm, step=p.step + 1,
+                                last_checkpoint=found[-1] if found else None)
         except TrainingDiverged:
             norm = float(grad_norm) if grad_norm is not None else 0.0
             self.log.write("diverged", step=p.step + 1, tokens=p.tokens, loss=float(loss), grad_norm=norm)
@@ -253,8 +254,8 @@ class _Loop:
         if self.window_open():  # the tokens seen must be counted before they are saved
             self.log_train()
         folder = resume_from.save(self.acc, self.model, out_dir=Path(self.cfg.out_dir), progress=self.progress,
-                                  settings=self.cfg.to_json(), settings_file=SETTINGS_FILE, keep_last=self.cfg.keep_last,
-                                  vocab=self.vocab_path, lowercase=self.cfg.lowercase)
+                                  settings=self.cfg.to_json(), settings_file=SETTINGS_FILE,
+                                  keep_last=self.cfg.keep_last, vocab=self.vocab_path, lowercase=self.cfg.lowercase)
         self.log.write("checkpoint", step=self.progress.step, tokens=self.progress.tokens, path=str(folder))
         self._restart_clock()
 

@@ -51,7 +51,8 @@ def parse_known(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Na
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         flags = [a for a in parser._option_string_actions if a.startswith("--")]
-        parser.error("unknown setting(s): " + ", ".join(did_you_mean(u.split("=")[0], flags, quote=False) for u in unknown))
+        hints = [did_you_mean(u.split("=")[0], flags, quote=False) for u in unknown]
+        parser.error("unknown setting(s): " + ", ".join(hints))
     return args
 
 
