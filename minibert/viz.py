@@ -183,6 +183,7 @@ def masking_view(seen: Sequence[str], kinds: Sequence[str], *, originals: Sequen
     return ax
 
 
+@functools.cache
 def _monospace_font():
     from matplotlib.font_manager import FontProperties, findfont
     from matplotlib.ft2font import FT2Font
