@@ -40,9 +40,9 @@ def window_answers(start_logits: torch.Tensor, end_logits: torch.Tensor, feature
     return found
 
 
-def merge(windows: list[dict], examples: list[dict], *, threshold: float | None = None) -> dict[str, str]:
-    """Each example's answer text (its id -> the characters of its context): the best window's
-    span. With a `threshold` τ (SQuAD 2.0), "" (no answer) unless best score > min null + τ."""
+def per_example(windows: list[dict]) -> tuple[dict[int, dict], dict[int, float]]:
+    """Each example's best window (the one with the highest-scoring span) and its no-answer score,
+    the smallest [CLS] score over its windows (as run_squad.py)."""
     best: dict[int, dict] = {}
     null: dict[int, float] = {}
     for w in windows:
@@ -50,6 +50,16 @@ def merge(windows: list[dict], examples: list[dict], *, threshold: float | None 
         null[k] = min(null.get(k, math.inf), w["null"])
         if w["start"] is not None and w["score"] > best.get(k, {"score": -math.inf})["score"]:
             best[k] = w
+    return best, null
+
+
+def merge(windows: list[dict], examples: list[dict], *, threshold: float | None = None) -> dict[str, str]:
+    """Each example's answer text (its id -> the characters of its context): the best window's
+    span. With a `threshold` τ (SQuAD 2.0), "" (no answer) unless best score > min null + τ."""
+    return _answers(*per_example(windows), examples, threshold)
+
+
+def _answers(best: dict[int, dict], null: dict[int, float], examples: list[dict], threshold: float | None):
     answers = {}
     for k, example in enumerate(examples):
         w = best.get(k)
@@ -58,19 +68,12 @@ def merge(windows: list[dict], examples: list[dict], *, threshold: float | None 
     return answers
 
 
-def best_threshold(windows: list[dict], examples: list[dict], score) -> tuple[float, dict]:
+def best_threshold(windows: list[dict], examples: list[dict], score) -> tuple[float, float]:
     """τ chosen on the dev set to maximise `score(answers)` (F1), as §4.3 says: every gap between an
-    example's best span and its null score is a candidate, and the best one wins."""
-    gaps = {0.0}
-    best: dict[int, float] = {}
-    null: dict[int, float] = {}
-    for w in windows:
-        k = w["example_index"]
-        null[k] = min(null.get(k, math.inf), w["null"])
-        if w["start"] is not None:
-            best[k] = max(best.get(k, -math.inf), w["score"])
-    gaps = sorted(gaps | {best[k] - null[k] - 1e-6 for k in best})
+    example's best span and its null score is a candidate, and the best one wins. Returns (τ, score)."""
+    best, null = per_example(windows)
+    gaps = sorted({0.0} | {w["score"] - null[k] - 1e-6 for k, w in best.items()})
     gaps = gaps[::max(1, len(gaps) // 64)]  # at most ~64 candidates: each is a pass over the dev set
-    scored = [(score(merge(windows, examples, threshold=t)), t) for t in gaps]
+    scored = [(score(_answers(best, null, examples, t)), t) for t in gaps]
     (value, tau) = max(scored, key=lambda pair: (pair[0], -abs(pair[1])))
     return tau, value
