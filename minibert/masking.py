@@ -5,10 +5,14 @@ Each selected token is then replaced by [MASK] 80% of the time, by a random toke
 and kept 10% of the time. The model must predict the original token at every selected position;
 labels are -100 everywhere else, so the loss ignores them.
 
-Why not always [MASK]? [MASK] never appears when the model is fine-tuned, so a model that only
-ever predicted at [MASK] would learn nothing useful about the other tokens. The random and kept
-cases force it to keep a good representation of every input token (the paper's Table 8 ablates
-the proportions; `proportions` lets you repeat it).
+Why not always [MASK]? [MASK] never appears when the model is fine-tuned (the paper's "mismatch"),
+and a model that only ever predicted at [MASK] would have no reason to keep a good representation of
+the tokens it sees. The random and kept cases force it to keep one for every input token (the
+paper's Table 8 ablates the proportions; `proportions` lets you repeat it).
+
+Where Google's `create_masked_lm_predictions` differs: it counts [CLS] and [SEP] in the 15%, and
+draws a random replacement from the whole vocabulary, specials included (so do transformers'
+collators, which also select by a coin per token rather than an exact count).
 
 Letters: B batch, T sequence length.
 """
@@ -62,6 +66,7 @@ def mask_tokens(input_ids: torch.Tensor, *, special_tokens_mask: torch.Tensor, m
     to_mask = selected & (fate < p_mask)
     to_random = selected & (fate >= p_mask) & (fate < p_mask + p_random)
 
+    # Unlike Google's code and transformers (the whole vocabulary), never a special id.
     allowed = torch.ones(vocab_size, dtype=torch.bool)
     allowed[[mask_token_id, *special_token_ids]] = False
     # The ids standing under the special-tokens mask ([CLS], [SEP], [PAD]) are special whether or
@@ -95,7 +100,10 @@ def _select_tokens(candidates, mlm_probability, max_predictions, generator) -> t
 
 def _select_words(candidates, word_starts, mlm_probability, max_predictions, generator) -> torch.Tensor:
     """Whole-word masking, as in Google's code: shuffle the words, then take them in that order
-    while their pieces still fit in num_to_predict, skipping a word that would overflow it."""
+    while their pieces still fit in num_to_predict, skipping a word that would overflow it. Two
+    differences: a word never spans a special token (Google's code skips [CLS] and [SEP] before
+    grouping, so a "##" right after [SEP] would join A's last word), and num_to_predict counts the
+    candidates only."""
     selected = torch.zeros_like(candidates)
     for b in range(candidates.shape[0]):
         positions = candidates[b].nonzero().squeeze(1).tolist()
@@ -137,7 +145,8 @@ class MaskingCollator:
 
     static=False (dynamic masking, RoBERTa's choice): new masks every time an instance is drawn.
     static=True (BERT's choice): an instance's masks depend only on the seed and its index, so it
-    is masked the same way every epoch (BERT stored `dupe_factor` masked copies instead).
+    is masked the same way every epoch and in any batch (Google's code wrote `dupe_factor` copies of
+    the data, each cut and masked anew, and read the same copies for every epoch).
     objective="ltr": no masks; every token's label is the token after it, for the paper's
     left-to-right ablation (the model must then attend only to the left)."""
 

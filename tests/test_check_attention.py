@@ -1,11 +1,13 @@
 """The checkers of chapter 02's exercises: the solutions pass, the stubs raise NotImplementedError,
-and the mistakes learners really make are caught with a message that names the mistake."""
+the mistakes learners really make are caught with a message that names the mistake, and correct
+code in other styles (einsum, loops, float64, Google's -10000) is accepted."""
 
 import math
 from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from minibert import check
 from minibert.check import ExerciseError
@@ -16,8 +18,9 @@ CHECKERS = {  # checker -> the function its exercise defines
     "embeddings": "my_embed",
     "scaled_attention": "my_attention",
     "padding_mask": "my_padding_mask",
-    "split_heads": "my_split_heads",
-    "merge_heads": "my_merge_heads",
+    "causal_mask": "my_causal_mask",
+    "multi_head": "my_multi_head",
+    "one_head": "my_one_head",
 }
 
 
@@ -40,9 +43,9 @@ def test_the_stub_raises_not_implemented(checker, stubs):
 
 # --- Exercise 2.1: the input representation -------------------------------------------------------
 
-def _layer_norm(x, w, b, eps, unbiased=False):
-    mean = x.mean(-1, keepdim=True)
-    return (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=unbiased) + eps) * w + b
+def _layer_norm(x, w, b, eps, unbiased=False, dim=-1):
+    mean = x.mean(dim, keepdim=True)
+    return (x - mean) / torch.sqrt(x.var(dim, keepdim=True, unbiased=unbiased) + eps) * w + b
 
 
 def embed_unbiased_variance(ids, types, word, position, segment, w, b, eps):
@@ -74,14 +77,56 @@ def embed_fixed_eps(ids, types, word, position, segment, w, b, eps):
     return _layer_norm(x, w, b, 1e-12)  # BERT's value, not the argument
 
 
+def embed_positions_from_batch_size(ids, types, word, position, segment, w, b, eps):
+    x = word[ids] + segment[types] + position[torch.arange(ids.shape[0])][:, None]  # B, not T
+    return _layer_norm(x, w, b, eps)
+
+
+def embed_segment_by_token_id(ids, types, word, position, segment, w, b, eps):
+    x = word[ids] + segment[ids.clamp(max=segment.shape[0] - 1)] + position[torch.arange(ids.shape[1])]
+    return _layer_norm(x, w, b, eps)
+
+
+def embed_layer_norm_over_tokens(ids, types, word, position, segment, w, b, eps):
+    x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])]
+    return _layer_norm(x, w, b, eps, dim=1)  # statistics over the T tokens, not the H features
+
+
+def embed_adds_into_the_table(ids, types, word, position, segment, w, b, eps):
+    word[ids] += segment[types] + position[torch.arange(ids.shape[1])]  # writes into the caller's table
+    return _layer_norm(word[ids], w, b, eps)
+
+
+def embed_with_torch_layer_norm(ids, types, word, position, segment, w, b, eps):  # correct, another style
+    x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])][None]
+    return F.layer_norm(x, x.shape[-1:], w, b, eps)
+
+
+def embed_with_loops(ids, types, word, position, segment, w, b, eps):  # correct, plain Python loops
+    rows = []
+    for b_ in range(ids.shape[0]):
+        seq = []
+        for t in range(ids.shape[1]):
+            x = word[int(ids[b_, t])] + segment[int(types[b_, t])] + position[t]
+            mean = sum(x.tolist()) / len(x)
+            var = sum((v - mean) ** 2 for v in x.tolist()) / len(x)
+            seq.append((x - mean) / math.sqrt(var + eps) * w + b)
+        rows.append(torch.stack(seq))
+    return torch.stack(rows)
+
+
 # --- Exercise 2.2: scaled dot-product attention ---------------------------------------------------
 
-def _attention(q, k, v, key_mask=None, *, scale=None, dim=-1, fill=None, rows=False, transpose=False):
+def _attention(q, k, v, key_mask=None, *, scale=None, dim=-1, fill=None, rows=False, transpose=False,
+               inverted=False, first=False, heads_axis=False):
     hs = q.shape[-1]
     scores = k @ q.transpose(-2, -1) if transpose else q @ k.transpose(-2, -1)
     scores = scores * (hs**-0.5 if scale is None else scale)
     if key_mask is not None:
-        m = key_mask.bool()[:, None, :, None] if rows else key_mask.bool()[:, None, None, :]
+        m = key_mask.bool()
+        m = ~m if inverted else m
+        m = m[:1].expand_as(m) if first else m
+        m = m[:, None, :] if heads_axis else m[:, None, :, None] if rows else m[:, None, None, :]
         scores = scores.masked_fill(~m, torch.finfo(scores.dtype).min if fill is None else fill)
     probs = scores.softmax(dim=dim)
     return probs @ v, probs
@@ -93,6 +138,10 @@ def attention_unscaled(q, k, v, key_mask=None):
 
 def attention_scaled_by_d(q, k, v, key_mask=None):
     return _attention(q, k, v, key_mask, scale=1 / q.shape[-1])
+
+
+def attention_scaled_by_hidden_size(q, k, v, key_mask=None):
+    return _attention(q, k, v, key_mask, scale=(q.shape[1] * q.shape[-1]) ** -0.5)  # √(nh·hs) = √H
 
 
 def attention_softmax_over_queries(q, k, v, key_mask=None):
@@ -119,10 +168,26 @@ def attention_scores_transposed(q, k, v, key_mask=None):
     return _attention(q, k, v, key_mask, transpose=True)
 
 
+def attention_mask_inverted(q, k, v, key_mask=None):
+    return _attention(q, k, v, key_mask, inverted=True)
+
+
+def attention_first_sequences_mask_for_all(q, k, v, key_mask=None):
+    return _attention(q, k, v, key_mask, first=True)
+
+
+def attention_mask_lined_up_with_heads(q, k, v, key_mask=None):
+    return _attention(q, k, v, key_mask, heads_axis=True)  # (B, 1, T) -> broadcast as (1, B, 1, T)
+
+
+def attention_minus_infinity(q, k, v, key_mask=None):
+    return _attention(q, k, v, key_mask, fill=float("-inf"))  # NaN for a sequence that is all padding
+
+
 def attention_mask_not_made_boolean(q, k, v, key_mask=None):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if key_mask is not None:
-        scores = scores.masked_fill(~key_mask[:, None, None, :], float("-inf"))  # fails for 0/1 integers
+        scores = scores.masked_fill(~key_mask[:, None, None, :], -1e9)  # fails for 0/1 integers
     probs = scores.softmax(-1)
     return probs @ v, probs
 
@@ -134,70 +199,374 @@ def attention_mask_after_softmax(q, k, v, key_mask=None):
     return probs @ v, probs
 
 
+def attention_scales_the_callers_query(q, k, v, key_mask=None):
+    q /= math.sqrt(q.shape[-1])  # in place: the caller's q is divided too
+    return _attention(q, k, v, key_mask, scale=1.0)
+
+
+def attention_transpose_with_T(q, k, v, key_mask=None):
+    scores = q @ k.T / math.sqrt(q.shape[-1])  # .T reverses all four axes
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+def attention_assumes_square_scores(q, k, v, key_mask=None):
+    B, nh, T, hs = q.shape
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool().view(B, 1, 1, T), torch.finfo(scores.dtype).min)  # T_q, not T_k
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+def attention_einsum(q, k, v, key_mask=None):  # correct, another style
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / q.shape[-1] ** 0.5
+    if key_mask is not None:
+        scores = torch.where(key_mask.bool()[:, None, None, :], scores, torch.tensor(-1e4, dtype=scores.dtype))
+    probs = torch.softmax(scores, dim=-1)
+    return [torch.einsum("bhqk,bhkd->bhqd", probs, v), probs]  # a list, not a tuple
+
+
+def attention_google_additive(q, k, v, key_mask=None):  # correct: Google's adder of -10000
+    scores = torch.matmul(q, k.transpose(2, 3)) * (1.0 / math.sqrt(float(q.shape[-1])))
+    if key_mask is not None:
+        scores = scores + (1.0 - key_mask.to(scores.dtype)[:, None, None, :]) * -10000.0
+    probs = F.softmax(scores, dim=-1)
+    return torch.matmul(probs, v), probs
+
+
+def attention_loop_over_heads(q, k, v, key_mask=None):  # correct: one (T_q, T_k) matrix at a time
+    B, nh = q.shape[:2]
+    outs, all_probs = torch.zeros(B, nh, q.shape[2], v.shape[-1], dtype=q.dtype), []
+    for b in range(B):
+        for h in range(nh):
+            scores = q[b, h] @ k[b, h].T / math.sqrt(q.shape[-1])
+            if key_mask is not None:
+                scores = scores.masked_fill(key_mask[b] == 0, torch.finfo(q.dtype).min)
+            p = scores.softmax(-1)
+            outs[b, h] = p @ v[b, h]
+            all_probs.append(p)
+    return outs, torch.stack(all_probs).view(B, nh, q.shape[2], k.shape[2])
+
+
+def attention_in_float64(q, k, v, key_mask=None):  # correct: computed in double, returned as such
+    out, probs = _attention(q.double(), k.double(), v.double(), key_mask)
+    return out, probs
+
+
 # --- Exercise 2.3: the additive padding mask ------------------------------------------------------
 
 NEG = torch.finfo(torch.float32).min
 
 
-def mask_on_queries(attention_mask):
-    return (1.0 - attention_mask.float())[:, None, :, None] * NEG  # (B, 1, T, 1)
+def mask_on_queries(attention_mask, dtype=torch.float32):
+    return (1.0 - attention_mask.to(dtype))[:, None, :, None] * torch.finfo(dtype).min  # (B, 1, T, 1)
 
 
-def mask_inverted(attention_mask):
-    return attention_mask.float()[:, None, None, :] * NEG  # hides the real tokens
+def mask_inverted(attention_mask, dtype=torch.float32):
+    return attention_mask.to(dtype)[:, None, None, :] * torch.finfo(dtype).min  # hides the real tokens
 
 
-def mask_multiplicative(attention_mask):
-    return attention_mask.float()[:, None, None, :]  # the 0/1 mask, meant to multiply
+def mask_multiplicative(attention_mask, dtype=torch.float32):
+    return attention_mask.to(dtype)[:, None, None, :]  # the 0/1 mask, meant to multiply
 
 
-def mask_not_broadcastable(attention_mask):
-    return (1.0 - attention_mask.float()) * NEG  # (B, T)
+def mask_not_broadcastable(attention_mask, dtype=torch.float32):
+    return (1.0 - attention_mask.to(dtype)) * torch.finfo(dtype).min  # (B, T)
 
 
-def mask_times_minus_infinity(attention_mask):
-    return (1.0 - attention_mask.float())[:, None, None, :] * float("-inf")  # 0 × -inf = NaN
+def mask_times_minus_infinity(attention_mask, dtype=torch.float32):
+    return (1.0 - attention_mask.to(dtype))[:, None, None, :] * float("-inf")  # 0 × -inf = NaN
 
 
-def mask_not_negative_enough(attention_mask):
-    return (1.0 - attention_mask.float())[:, None, None, :] * -100.0
+def mask_not_negative_enough(attention_mask, dtype=torch.float32):
+    return (1.0 - attention_mask.to(dtype))[:, None, None, :] * -100.0
 
 
-# --- Exercises 2.4 and 2.5: splitting and merging heads --------------------------------------------
+def mask_minus_infinity(attention_mask, dtype=torch.float32):
+    real = attention_mask.bool()[:, None, None, :]
+    return torch.zeros(real.shape, dtype=dtype).masked_fill(~real, float("-inf"))
 
-def split_by_view_only(x, num_heads):
+
+def mask_integer(attention_mask, dtype=torch.float32):
+    return (1 - attention_mask[:, None, None, :]) * -10000  # an int64 tensor
+
+
+def mask_float32_min_in_every_dtype(attention_mask, dtype=torch.float32):
+    real = attention_mask.bool()[:, None, None, :]
+    return torch.zeros(real.shape, dtype=dtype).masked_fill(~real, NEG)  # -inf in float16
+
+
+def mask_ignores_dtype(attention_mask, dtype=torch.float32):
+    real = attention_mask.bool()[:, None, None, :]
+    return torch.zeros(real.shape).masked_fill(~real, -10000.0)  # always float32
+
+
+def mask_batch_on_the_query_axis(attention_mask, dtype=torch.float32):
+    return (1.0 - attention_mask.to(dtype))[None, None] * -10000.0  # (1, 1, B, T)
+
+
+def mask_flattened_batch(attention_mask, dtype=torch.float32):
+    return ((1.0 - attention_mask.to(dtype)) * -10000.0).reshape(1, 1, 1, -1)  # (1, 1, 1, B·T)
+
+
+def mask_changes_the_callers_mask(attention_mask, dtype=torch.float32):
+    attention_mask.sub_(1)  # 1 -> 0, 0 -> -1, in place
+    return attention_mask.to(dtype)[:, None, None, :] * -torch.finfo(dtype).min
+
+
+def mask_google(attention_mask, dtype=torch.float32):  # correct: modeling.py's adder
+    return (1.0 - attention_mask.to(dtype)[:, None, None, :]) * -10000.0
+
+
+def mask_where(attention_mask, dtype=torch.float32):  # correct: transformers' torch.where form
+    return torch.where(attention_mask[:, None, None, :] == 1, torch.tensor(0.0, dtype=dtype),
+                       torch.tensor(torch.finfo(dtype).min, dtype=dtype))
+
+
+# --- Exercise 2.4: the causal mask ----------------------------------------------------------------
+
+def _tril(T):
+    return torch.ones(T, T, dtype=torch.bool).tril()
+
+
+def causal_future(attention_mask):
+    return torch.ones(attention_mask.shape[1], attention_mask.shape[1], dtype=torch.bool).triu() \
+        & attention_mask.bool()[:, None, None, :]
+
+
+def causal_without_the_diagonal(attention_mask):
+    return torch.ones(attention_mask.shape[1], attention_mask.shape[1], dtype=torch.bool).tril(-1) \
+        & attention_mask.bool()[:, None, None, :]
+
+
+def causal_ignores_padding(attention_mask):
+    B, T = attention_mask.shape
+    return _tril(T).expand(B, 1, T, T)
+
+
+def causal_padding_on_queries(attention_mask):
+    return _tril(attention_mask.shape[1]) & attention_mask.bool()[:, None, :, None]
+
+
+def causal_padding_on_both(attention_mask):
+    m = attention_mask.bool()
+    return _tril(m.shape[1]) & m[:, None, :, None] & m[:, None, None, :]
+
+
+def causal_first_sequence_for_all(attention_mask):
+    B, T = attention_mask.shape
+    return _tril(T) & attention_mask[0].bool().expand(B, T)[:, None, None, :]  # row 0's padding everywhere
+
+
+def causal_float(attention_mask):
+    return (_tril(attention_mask.shape[1]) & attention_mask.bool()[:, None, None, :]).float()
+
+
+def causal_only(attention_mask):
+    return _tril(attention_mask.shape[1])  # (T, T)
+
+
+def causal_without_head_axis(attention_mask):
+    return _tril(attention_mask.shape[1]) & attention_mask.bool()[:, None, :]  # (B, T, T)
+
+
+def causal_changes_the_callers_mask(attention_mask):
+    attention_mask.bool()
+    attention_mask[:, 0] = 1  # "the first token is always real": written into the caller's tensor
+    return _tril(attention_mask.shape[1]) & attention_mask.bool()[:, None, None, :]
+
+
+def causal_by_comparison(attention_mask):  # correct: j <= i, as integers
+    T = attention_mask.shape[1]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    return ((j <= i)[None, None] & (attention_mask[:, None, None, :] == 1)).long()
+
+
+def causal_with_loops(attention_mask):  # correct: plain Python
+    B, T = attention_mask.shape
+    return torch.tensor([[[[j <= i and bool(attention_mask[b, j]) for j in range(T)] for i in range(T)]]
+                         for b in range(B)])
+
+
+# --- Exercise 2.5: multi-head attention from its weights ------------------------------------------
+
+def _mha(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", scale=None, output=True,
+         masking="keys", key="key"):
     B, T, H = x.shape
-    return x.view(B, num_heads, T, H // num_heads)
+    hs = H // nh
+    lin = (lambda t, n: t @ w[n + ".weight"].T + w[n + ".bias"]) if transpose else \
+        (lambda t, n: t @ w[n + ".weight"] + w[n + ".bias"])
+    if split == "heads":
+        sp = lambda t: t.view(B, T, nh, hs).transpose(1, 2)  # noqa: E731
+    elif split == "interleaved":
+        sp = lambda t: t.view(B, T, hs, nh).permute(0, 3, 1, 2)  # noqa: E731
+    else:
+        sp = lambda t: t.view(B, nh, T, hs)  # noqa: E731
+    q, k, v = sp(lin(x, "query")), sp(lin(x, key)), sp(lin(x, "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(scale or hs)
+    if masking != "none":
+        m = mask.bool()[:, None, None, :] if masking == "keys" else mask.bool()[:, None, :, None]
+        scores = scores.masked_fill(~m, -1e9)
+    c = scores.softmax(-1) @ v
+    if merge == "heads":
+        c = c.transpose(1, 2).reshape(B, T, H)
+    elif merge == "view":
+        c = c.transpose(1, 2).view(B, T, H)
+    elif merge == "interleaved":
+        c = c.permute(0, 2, 3, 1).reshape(B, T, H)
+    else:
+        c = c.reshape(B, T, H)
+    return lin(c, "output") if output else c
 
 
-def split_without_transpose(x, num_heads):
+def mha_weight_not_transposed(x, m, w, nh):
+    return _mha(x, m, w, nh, transpose=False)
+
+
+def mha_heads_interleaved(x, m, w, nh):
+    return _mha(x, m, w, nh, split="interleaved")
+
+
+def mha_split_by_view_only(x, m, w, nh):
+    return _mha(x, m, w, nh, split="view")
+
+
+def mha_merge_without_transpose(x, m, w, nh):
+    return _mha(x, m, w, nh, merge="no transpose")
+
+
+def mha_merge_with_view(x, m, w, nh):
+    return _mha(x, m, w, nh, merge="view")
+
+
+def mha_merge_interleaved(x, m, w, nh):
+    return _mha(x, m, w, nh, merge="interleaved")
+
+
+def mha_scaled_by_hidden_size(x, m, w, nh):
+    return _mha(x, m, w, nh, scale=x.shape[-1])
+
+
+def mha_without_output_projection(x, m, w, nh):
+    return _mha(x, m, w, nh, output=False)
+
+
+def mha_mask_ignored(x, m, w, nh):
+    return _mha(x, m, w, nh, masking="none")
+
+
+def mha_mask_on_queries(x, m, w, nh):
+    return _mha(x, m, w, nh, masking="queries")
+
+
+def mha_keys_from_query_weights(x, m, w, nh):
+    return _mha(x, m, w, nh, key="query")
+
+
+def mha_transposes_the_callers_weights(x, m, w, nh):
+    for name in ("query", "key", "value", "output"):
+        w[name + ".weight"].t_()  # in place, so that x @ W works: the caller's weights are transposed
+    return _mha(x, m, w, nh, transpose=False)
+
+
+def mha_with_linear_and_sdpa(x, m, w, nh):  # correct: F.linear and the fused kernel
     B, T, H = x.shape
-    return x.view(B, T, num_heads, H // num_heads)
+    q, k, v = (F.linear(x, w[n + ".weight"], w[n + ".bias"]).unflatten(-1, (nh, H // nh)).transpose(1, 2)
+               for n in ("query", "key", "value"))
+    c = F.scaled_dot_product_attention(q, k, v, attn_mask=m.bool()[:, None, None, :])
+    return F.linear(c.transpose(1, 2).flatten(2), w["output.weight"], w["output.bias"])
 
 
-def split_hs_before_nh(x, num_heads):
-    B, T, H = x.shape
-    return x.view(B, T, H // num_heads, num_heads).transpose(1, 2)  # (B, hs, T, nh)
+def mha_loop_over_heads(x, m, w, nh):  # correct: one head at a time, concatenated
+    H = x.shape[-1]
+    hs = H // nh
+    outs = []
+    for h in range(nh):
+        r = slice(h * hs, (h + 1) * hs)
+        q, k, v = (x @ w[n + ".weight"][r].T + w[n + ".bias"][r] for n in ("query", "key", "value"))
+        scores = torch.einsum("bqd,bkd->bqk", q, k) / math.sqrt(hs)
+        scores = scores + (1.0 - m[:, None, :].float()) * -10000.0
+        outs.append(scores.softmax(-1) @ v)
+    return torch.cat(outs, dim=-1) @ w["output.weight"].T + w["output.bias"]
 
 
-def split_hs_before_nh_permuted(x, num_heads):
-    B, T, H = x.shape
-    return x.view(B, T, H // num_heads, num_heads).permute(0, 3, 1, 2)  # right shape, strided heads
+# --- Exercise 2.6: one head, one query ------------------------------------------------------------
+
+def _head(x, w, nh, head, i, *, cols=False, scale=None, column=False, everything=False):
+    T, H = x.shape
+    hs = H // nh
+    r = slice(head * hs, (head + 1) * hs)
+    proj = (lambda n: x @ w[n + ".weight"][:, r] + w[n + ".bias"][r]) if cols else \
+        (lambda n: x @ w[n + ".weight"][r].T + w[n + ".bias"][r])
+    q, k, v = proj("query"), proj("key"), proj("value")
+    p = (q @ k.T / math.sqrt(scale or hs))
+    if everything:
+        return p.softmax(-1) @ v
+    return (p.softmax(0)[:, i] if column else p.softmax(-1)[i]) @ v
 
 
-def merge_without_transpose(x):
-    B, nh, T, hs = x.shape
-    return x.reshape(B, T, nh * hs)
+def head_weight_columns(x, w, nh, head, i):
+    return _head(x, w, nh, head, i, cols=True)
 
 
-def merge_interleaved(x):
-    B, nh, T, hs = x.shape
-    return x.permute(0, 2, 3, 1).reshape(B, T, nh * hs)
+def head_scaled_by_hidden_size(x, w, nh, head, i):
+    return _head(x, w, nh, head, i, scale=x.shape[-1])
 
 
-def merge_with_view(x):
-    B, nh, T, hs = x.shape
-    return x.transpose(1, 2).view(B, T, nh * hs)
+def head_scaled_by_d(x, w, nh, head, i):
+    return _head(x, w, nh, head, i, scale=(x.shape[-1] // nh) ** 2)
+
+
+def head_column_of_probabilities(x, w, nh, head, i):
+    return _head(x, w, nh, head, i, column=True)
+
+
+def head_every_query(x, w, nh, head, i):
+    return _head(x, w, nh, head, i, everything=True)  # (T, hs)
+
+
+def head_full_width(x, w, nh, head, i):
+    return torch.cat([_head(x, w, nh, h, i) for h in range(nh)])  # (H,): every head
+
+
+def head_probabilities_only(x, w, nh, head, i):
+    T, H = x.shape
+    r = slice(head * (H // nh), (head + 1) * (H // nh))
+    q, k = (x @ w[n + ".weight"][r].T + w[n + ".bias"][r] for n in ("query", "key"))
+    return (k @ q[i] / math.sqrt(H // nh)).softmax(0)  # (T,)
+
+
+def head_with_python_loops(x, w, nh, head, i):  # correct: dot products written out
+    T, H = x.shape
+    hs = H // nh
+    rows = range(head * hs, (head + 1) * hs)
+    def vec(name, t):
+        return [sum(float(w[name + ".weight"][r, c]) * float(x[t, c]) for c in range(H))
+                + float(w[name + ".bias"][r]) for r in rows]
+    q = vec("query", i)
+    keys, values = [vec("key", t) for t in range(T)], [vec("value", t) for t in range(T)]
+    scores = [sum(a * b for a, b in zip(q, kj)) / math.sqrt(hs) for kj in keys]
+    top = max(scores)
+    e = [math.exp(s - top) for s in scores]
+    p = [x_ / sum(e) for x_ in e]
+    return torch.tensor([sum(p[j] * values[j][d] for j in range(T)) for d in range(hs)], dtype=torch.float64)
+
+
+def head_as_a_list(x, w, nh, head, i):  # correct: a plain list of floats
+    return head_with_python_loops(x, w, nh, head, i).tolist()
+
+
+def head_as_a_row(x, w, nh, head, i):
+    return _head(x, w, nh, head, i)[None]  # (1, hs)
+
+
+def head_from_the_whole_layer(x, w, nh, head, i):  # correct: compute every head, then pick one
+    T, H = x.shape
+    hs = H // nh
+    q, k, v = ((x @ w[n + ".weight"].T + w[n + ".bias"]).view(T, nh, hs).transpose(0, 1)
+               for n in ("query", "key", "value"))
+    return (torch.softmax(q @ k.mT / hs**0.5, dim=-1) @ v)[head, i]
 
 
 BUGS = [
@@ -207,29 +576,90 @@ BUGS = [
     ("embeddings", embed_positions_by_token_id, r"looked the position table up by token id"),
     ("embeddings", embed_eps_outside_the_root, r"eps goes inside the square root"),
     ("embeddings", embed_fixed_eps, r"eps argument was not used"),
+    ("embeddings", embed_positions_from_batch_size, r"every token got position row 0.*not the batch size"),
+    ("embeddings", embed_segment_by_token_id, r"chosen by token_type_ids, not by input_ids"),
+    ("embeddings", embed_layer_norm_over_tokens, r"over the last axis \(the H features\)"),
+    ("embeddings", embed_adds_into_the_table, r"changed its argument 3 in place"),
     ("scaled_attention", attention_unscaled, r"√d too large"),
     ("scaled_attention", attention_scaled_by_d, r"divided the scores by d = hs = 4; divide by √d"),
+    ("scaled_attention", attention_scaled_by_hidden_size, r"√\(nh·hs\), the square root of the hidden size"),
     ("scaled_attention", attention_softmax_over_queries, r"normalises over the queries"),
     ("scaled_attention", attention_scores_transposed, r"scores are transposed"),
-    ("scaled_attention", attention_mask_on_queries, r"masked the padded query \(row 2\) instead of the padded key"),
-    ("scaled_attention", attention_mask_on_queries_with_minus_infinity, r"NaN.*\n.*mask a whole row \(a query\)"),
+    ("scaled_attention", attention_mask_on_queries, r"masked the padded queries \(rows\) instead of the padded keys"),
+    ("scaled_attention", attention_mask_on_queries_with_minus_infinity,
+     r"NaN.*\n.*mask keys \(columns\), not queries"),
     ("scaled_attention", attention_mask_filled_with_zero, r"exp\(0\) is not 0"),
     ("scaled_attention", attention_mask_ignored, r"key_mask was not applied"),
-    ("scaled_attention", attention_mask_after_softmax, r"must sum to 1 .* before the softmax"),
+    ("scaled_attention", attention_mask_after_softmax, r"after the softmax, so rows no longer sum to 1"),
     ("scaled_attention", attention_mask_not_made_boolean, r"dtype torch.int64 .*\n.*key_mask.bool\(\)"),
+    ("scaled_attention", attention_mask_inverted, r"your mask is inverted"),
+    ("scaled_attention", attention_first_sequences_mask_for_all, r"first sequence's mask"),
+    ("scaled_attention", attention_mask_lined_up_with_heads, r"lines up its B axis with the heads"),
+    ("scaled_attention", attention_minus_infinity, r"all-padding sequence\n.*-inf"),
+    ("scaled_attention", attention_scales_the_callers_query, r"changed its argument 1 in place"),
+    ("scaled_attention", attention_transpose_with_T, r"k.T on a 4-D tensor reverses all four axes"),
+    ("scaled_attention", attention_assumes_square_scores, r"T_q=1, T_k=3|T_q = 1.*raised"),
     ("padding_mask", mask_on_queries, r"received shape \(2, 1, 3, 1\)\n.*masks the queries"),
     ("padding_mask", mask_inverted, r"inverted"),
     ("padding_mask", mask_multiplicative, r"added to the scores, not multiplied"),
     ("padding_mask", mask_not_broadcastable, r"received shape \(2, 3\)\n.*does not broadcast"),
     ("padding_mask", mask_times_minus_infinity, r"NaN.*\n.*\n.*\n.*0 × \(-inf\)"),
     ("padding_mask", mask_not_negative_enough, r"must get a large negative value"),
-    ("split_heads", split_by_view_only, r"view\(B, nh, T, hs\) just re-reads memory"),
-    ("split_heads", split_without_transpose, r"this is \(B, T, nh, hs\).*transpose\(1, 2\)"),
-    ("split_heads", split_hs_before_nh, r"this is \(B, hs, T, nh\)"),
-    ("split_heads", split_hs_before_nh_permuted, r"every nh-th feature"),
-    ("merge_heads", merge_without_transpose, r"reshape without the transpose"),
-    ("merge_heads", merge_interleaved, r"interleaved across heads"),
-    ("merge_heads", merge_with_view, r"not contiguous in memory.*\.reshape"),
+    ("padding_mask", mask_minus_infinity, r"holds -inf.*\n.*\n.*\n.*all padding"),
+    ("padding_mask", mask_integer, r"expected dtype torch.float32, received torch.int64\n.*stays integer"),
+    ("padding_mask", mask_float32_min_in_every_dtype, r"does not fit in torch.float16"),
+    ("padding_mask", mask_ignores_dtype, r"expected dtype torch.float16, received torch.float32"),
+    ("padding_mask", mask_batch_on_the_query_axis, r"received shape \(1, 1, 2, 3\)\n.*batch axis stays first"),
+    ("padding_mask", mask_flattened_batch, r"received shape \(1, 1, 1, 6\)\n.*glued the sequences"),
+    ("padding_mask", mask_changes_the_callers_mask, r"changed its argument 1 in place"),
+    ("causal_mask", causal_future, r"keys after it"),
+    ("causal_mask", causal_without_the_diagonal, r"must see itself"),
+    ("causal_mask", causal_ignores_padding, r"padding is ignored"),
+    ("causal_mask", causal_padding_on_queries, r"hid the padded queries \(rows\); hide only the padded keys"),
+    ("causal_mask", causal_padding_on_both, r"hide only the padded keys"),
+    ("causal_mask", causal_first_sequence_for_all, r"first sequence's padding"),
+    ("causal_mask", causal_float, r"float mask is \*added\*"),
+    ("causal_mask", causal_only, r"received shape \(4, 4\)\n.*causal part alone"),
+    ("causal_mask", causal_without_head_axis, r"received shape \(1, 4, 4\)\n.*add the head axis"),
+    ("causal_mask", causal_changes_the_callers_mask, r"changed its argument 1 in place"),
+    ("multi_head", mha_weight_not_transposed, r"x @ W.T \+ b"),
+    ("multi_head", mha_heads_interleaved, r"heads are interleaved, each taking every nh-th feature"),
+    ("multi_head", mha_split_by_view_only, r"re-reads memory in order"),
+    ("multi_head", mha_merge_without_transpose, r"merging without the transpose"),
+    ("multi_head", mha_merge_with_view, r"not contiguous in memory.*\.reshape"),
+    ("multi_head", mha_merge_interleaved, r"interleave"),
+    ("multi_head", mha_scaled_by_hidden_size, r"divided the scores by √H"),
+    ("multi_head", mha_without_output_projection, r"output projection is missing"),
+    ("multi_head", mha_mask_ignored, r"attention_mask was not applied"),
+    ("multi_head", mha_mask_on_queries, r"masked the padded queries"),
+    ("multi_head", mha_keys_from_query_weights, r"keys were computed with the query weights"),
+    ("multi_head", mha_transposes_the_callers_weights, r"changed weights\['query.weight'\] in place"),
+    ("one_head", head_weight_columns, r"\(out, in\).*rows"),
+    ("one_head", head_scaled_by_hidden_size, r"divided by √H"),
+    ("one_head", head_scaled_by_d, r"divided by hs; divide by √hs"),
+    ("one_head", head_column_of_probabilities, r"column i of the probabilities"),
+    ("one_head", head_every_query, r"every query's output"),
+    ("one_head", head_full_width, r"full width H"),
+    ("one_head", head_probabilities_only, r"query i's probabilities"),
+    ("one_head", head_as_a_row, r"not a \(1, hs\) matrix"),
+]
+
+ACCEPTED = [
+    ("embeddings", embed_with_torch_layer_norm),
+    ("embeddings", embed_with_loops),
+    ("scaled_attention", attention_einsum),
+    ("scaled_attention", attention_google_additive),
+    ("scaled_attention", attention_loop_over_heads),
+    ("scaled_attention", attention_in_float64),
+    ("padding_mask", mask_google),
+    ("padding_mask", mask_where),
+    ("causal_mask", causal_by_comparison),
+    ("causal_mask", causal_with_loops),
+    ("multi_head", mha_with_linear_and_sdpa),
+    ("multi_head", mha_loop_over_heads),
+    ("one_head", head_with_python_loops),
+    ("one_head", head_from_the_whole_layer),
+    ("one_head", head_as_a_list),
 ]
 
 
@@ -237,6 +667,12 @@ BUGS = [
 def test_a_realistic_bug_is_named(checker, bug, message):
     with pytest.raises(ExerciseError, match=message):
         getattr(check, checker)(bug)
+
+
+@pytest.mark.parametrize("checker, fn", ACCEPTED, ids=[fn.__name__ for _, fn in ACCEPTED])
+def test_correct_code_in_another_style_passes(checker, fn, capsys):
+    getattr(check, checker)(fn)
+    assert capsys.readouterr().out.startswith(f"✓ {checker}:")
 
 
 def test_the_verdict_does_not_depend_on_the_global_random_state(solutions, capsys):

@@ -17,7 +17,8 @@ SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "03_encoder.ip
 STUBS = exercise_functions(ROOT / "exercises" / "03_encoder.ipynb")
 
 EXERCISES = [("feed_forward", "my_feed_forward"), ("encoder_layer", "my_encoder_layer"),
-             ("count_parameters", "my_count_parameters"), ("load_layer", "my_load_layer")]
+             ("count_parameters", "my_count_parameters"), ("load_layer", "my_load_layer"),
+             ("forward_flops", "my_forward_flops"), ("tf_to_pytorch", "my_tf_to_pytorch")]
 
 
 @pytest.mark.parametrize("checker, function", EXERCISES)
@@ -276,3 +277,425 @@ def test_load_layer_names_the_last_layer_off_by_one():
     message = r"KeyError.*encoder.layer.6.*\n  hint: the checkpoint has no such key.*with i from 0 to 5"
     with pytest.raises(ExerciseError, match=message):
         check.load_layer(off_by_one_from_the_end)
+
+
+# --- hardening: more realistic bugs, and correct code in other styles ----------------------------
+
+def layer_in_place_residual(x, key_mask, layer):
+    x += attn(layer, x, key_mask)  # changes the caller's tensor
+    x = layer.attention_norm(x)
+    return layer.ffn_norm(x + layer.ffn(x))
+
+
+def layer_train_mode_dropout(x, key_mask, layer):
+    h = layer.attention_norm(x + F.dropout(attn(layer, x, key_mask), 0.1))  # training=True by default
+    return layer.ffn_norm(h + F.dropout(layer.ffn(h), 0.1))
+
+
+def layer_ffn_norm_twice(x, key_mask, layer):
+    h = layer.ffn_norm(x + attn(layer, x, key_mask))
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+def layer_ffn_residual_from_input(x, key_mask, layer):
+    h = layer.attention_norm(x + attn(layer, x, key_mask))
+    return layer.ffn_norm(x + layer.ffn(h))
+
+
+def _by_hand_ffn(layer, h, act):
+    return layer.ffn.output(act(layer.ffn.intermediate(h)))
+
+
+def layer_relu(x, key_mask, layer):
+    h = layer.attention_norm(x + attn(layer, x, key_mask))
+    return layer.ffn_norm(h + _by_hand_ffn(layer, h, torch.relu))
+
+
+def layer_tanh_gelu(x, key_mask, layer):
+    h = layer.attention_norm(x + attn(layer, x, key_mask))
+    return layer.ffn_norm(h + _by_hand_ffn(layer, h, lambda z: F.gelu(z, approximate="tanh")))
+
+
+def layer_no_gamma_beta(x, key_mask, layer):
+    h = F.layer_norm(x + attn(layer, x, key_mask), (x.shape[-1],), eps=1e-12)
+    return F.layer_norm(h + layer.ffn(h), (x.shape[-1],), eps=1e-12)
+
+
+def layer_no_output_projection(x, key_mask, layer):
+    a = layer.attention
+    B, T, H = x.shape
+    q, k, v = (a.split_heads(f(x)) for f in (a.query, a.key, a.value))
+    context = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask).transpose(1, 2).reshape(B, T, H)
+    h = layer.attention_norm(x + context)  # a.output forgotten
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+def layer_inverted_mask(x, key_mask, layer):
+    mask = None if key_mask is None else ~key_mask
+    h = layer.attention_norm(x + attn(layer, x, mask))
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@pytest.mark.parametrize("bug, message", [
+    (layer_in_place_residual, r"changed its input x in place"),
+    (layer_train_mode_dropout, r"(two calls on the same input gave different outputs|values differ)"),
+    (layer_ffn_norm_twice, r"layer.ffn_norm used for both sub-layers"),
+    (layer_ffn_residual_from_input, r"feed-forward residual adding the layer's input"),
+    (layer_relu, r"feed-forward block with ReLU"),
+    (layer_tanh_gelu, r"tanh approximation of GELU"),
+    # On the hand case (attention_norm's γ = 1, β = 0) this equals attention_norm used twice; both are named.
+    (layer_no_gamma_beta, r"(LayerNorms without their scale γ and shift β|layer.attention_norm used for both)"),
+    (layer_no_output_projection, r"attention without its output projection"),
+    (layer_inverted_mask, r"(mask inverted|values differ)"),
+])
+def test_encoder_layer_rejects_more(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.encoder_layer(bug)
+
+
+def test_encoder_layer_names_missing_gamma_beta_on_real_layers():
+    def no_gamma_beta_past_the_hand_case(x, key_mask, layer):
+        if x.shape[-1] == 3:
+            return SOLUTIONS["my_encoder_layer"](x, key_mask, layer)
+        return layer_no_gamma_beta(x, key_mask, layer)
+
+    with pytest.raises(ExerciseError, match=r"layer 0 of all-MiniLM-L6-v2.*\n.*LayerNorms without their scale"):
+        check.encoder_layer(no_gamma_beta_past_the_hand_case)
+
+
+def test_encoder_layer_names_train_mode_dropout_on_real_layers():
+    def dropout_past_the_hand_case(x, key_mask, layer):
+        if x.shape[-1] == 3:
+            return SOLUTIONS["my_encoder_layer"](x, key_mask, layer)
+        return layer_train_mode_dropout(x, key_mask, layer)
+
+    with pytest.raises(ExerciseError, match=r"two calls on the same input gave different outputs.*\n.*dropout"):
+        check.encoder_layer(dropout_past_the_hand_case)
+
+
+def layer_eval_dropout(x, key_mask, layer):  # correct: the layer's own dropout follows its (eval) mode
+    h = layer.attention_norm(x + layer.dropout(attn(layer, x, key_mask)))
+    return layer.ffn_norm(h + layer.dropout(layer.ffn(h)))
+
+
+def layer_by_hand_norms(x, key_mask, layer):  # correct: LayerNorm written out, in float64
+    def norm(v, ln):
+        v = v.double()
+        mu, var = v.mean(-1, keepdim=True), v.var(-1, unbiased=False, keepdim=True)
+        return (v - mu) / torch.sqrt(var + ln.eps) * ln.weight.double() + ln.bias.double()
+    h = norm(x + attn(layer, x, key_mask), layer.attention_norm).float()
+    return norm(h + layer.ffn(h), layer.ffn_norm)
+
+
+@pytest.mark.parametrize("style", [layer_eval_dropout, layer_by_hand_norms])
+def test_encoder_layer_accepts_other_styles(style, capsys):
+    check.encoder_layer(style)
+    assert capsys.readouterr().out.startswith("✓ encoder_layer:")
+
+
+def count_numpy(c):  # correct, numpy style: returns a numpy integer
+    import numpy as np
+    H, I = np.int64(c.hidden_size), np.int64(c.intermediate_size)
+    layer = 4 * (H * H + H) + (H * I + I) + (I * H + H) + 4 * H
+    return (np.int64(c.vocab_size) + c.max_position_embeddings + c.type_vocab_size) * H + 2 * H + \
+        c.num_hidden_layers * layer + H * H + H
+
+
+def count_torch_scalar(c):  # correct: a 0-d torch integer
+    return torch.tensor(SOLUTIONS["my_count_parameters"](c))
+
+
+def count_numpy_0d(c):  # correct: a 0-d numpy array
+    import numpy as np
+    return np.array(SOLUTIONS["my_count_parameters"](c))
+
+
+@pytest.mark.parametrize("style", [count_numpy, count_torch_scalar, count_numpy_0d])
+def test_count_parameters_accepts_other_styles(style, capsys):
+    check.count_parameters(style)
+    assert capsys.readouterr().out.startswith("✓ count_parameters:")
+
+
+def count_one_norm_per_layer(c):
+    return SOLUTIONS["my_count_parameters"](c) - c.num_hidden_layers * 2 * c.hidden_size
+
+
+def count_tied_twice(c):
+    return SOLUTIONS["my_count_parameters"](c) + c.vocab_size * c.hidden_size
+
+
+def count_with_heads(c):
+    from minibert import BertForPreTraining
+    with torch.device("meta"):
+        return sum(p.numel() for p in BertForPreTraining(c).parameters())
+
+
+def count_first_bias_h(c):
+    return SOLUTIONS["my_count_parameters"](c) - c.num_hidden_layers * (c.intermediate_size - c.hidden_size)
+
+
+def count_two_segments(c):
+    return SOLUTIONS["my_count_parameters"](c) + (2 - c.type_vocab_size) * c.hidden_size
+
+
+def count_pooler_per_layer(c):
+    return SOLUTIONS["my_count_parameters"](c) + (c.num_hidden_layers - 1) * (c.hidden_size ** 2 + c.hidden_size)
+
+
+def count_as_string(c):
+    return f"{SOLUTIONS['my_count_parameters'](c):,}"
+
+
+@pytest.mark.parametrize("bug, message", [
+    (count_one_norm_per_layer, r"one LayerNorm per layer"),
+    (count_tied_twice, r"word embeddings counted twice"),
+    (count_with_heads, r"MLM and NSP heads"),
+    (count_first_bias_h, r"first feed-forward map's bias has I numbers"),
+    (count_two_segments, r"type_vocab_size=2"),
+    (count_pooler_per_layer, r"L=3.*\n.*\n.*\n.*pooler counted once per layer"),
+    (count_as_string, r"expected an integer count, received '262' \(str\)"),
+])
+def test_count_parameters_rejects_more(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.count_parameters(bug)
+
+
+def load_frozen(state_dict, i, layer):
+    for p in layer.parameters():
+        p.requires_grad_(False)
+    loader(no_grad=False)(state_dict, i, layer)
+
+
+def load_unregistered(state_dict, i, layer):
+    for ours, theirs in TABLE.items():
+        module = layer.get_submodule(ours)
+        for param in ("weight", "bias"):
+            delattr(module, param)
+            setattr(module, param, state_dict[f"encoder.layer.{i}.{theirs}.{param}"].clone())
+
+
+def load_into_clones(state_dict, i, layer):
+    for ours, theirs in TABLE.items():
+        module = layer.get_submodule(ours)
+        for param in ("weight", "bias"):
+            getattr(module, param).data.clone().copy_(state_dict[f"encoder.layer.{i}.{theirs}.{param}"])
+
+
+def load_layer_zero_always(state_dict, i, layer):
+    loader()(state_dict, 0, layer)
+
+
+def load_strict_false(state_dict, i, layer):
+    prefix = f"encoder.layer.{i}."
+    layer.load_state_dict({k[len(prefix):]: v for k, v in state_dict.items() if k.startswith(prefix)}, strict=False)
+
+
+def load_gamma_beta_swapped(state_dict, i, layer):
+    loader()(state_dict, i, layer)
+    with torch.no_grad():
+        for norm, name in ((layer.attention_norm, "attention.output.LayerNorm"), (layer.ffn_norm, "output.LayerNorm")):
+            norm.weight.copy_(state_dict[f"encoder.layer.{i}.{name}.bias"])
+            norm.bias.copy_(state_dict[f"encoder.layer.{i}.{name}.weight"])
+
+
+def load_transposing_in_place(state_dict, i, layer):
+    key = f"encoder.layer.{i}.attention.self.query.weight"
+    state_dict[key].t_()  # "fixes" a layout that needed no fixing, in the caller's dict
+    state_dict[key].t_()
+    state_dict[key].mul_(1.0 + 1e-3)
+    loader()(state_dict, i, layer)
+
+
+@pytest.mark.parametrize("bug, message", [
+    (load_frozen, r"requires_grad=False: the layer would not train"),
+    (load_unregistered, r"is no longer a parameter of the layer \(it is now a plain Tensor\)"),
+    (load_into_clones, r"still holds its random initialisation.*\n.*param.data.clone"),
+    (load_layer_zero_always, r"(?s)my_load_layer\(state_dict, 1, layer\).*holds encoder.layer.0.*\n.*layer 0's tensor"),
+    (load_strict_false, r"still holds its random initialisation.*\n.*strict=False"),
+    (load_gamma_beta_swapped, r"weight and bias swapped"),
+    (load_transposing_in_place, r"changed the checkpoint's tensor encoder.layer.0.attention.self.query.weight in place"),
+])
+def test_load_layer_rejects_more(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.load_layer(bug)
+
+
+def load_with_state_dict(state_dict, i, layer):  # correct: one load_state_dict, strict
+    prefix = f"encoder.layer.{i}."
+    layer.load_state_dict({ours + "." + p: state_dict[f"{prefix}{theirs}.{p}"]
+                           for ours, theirs in TABLE.items() for p in ("weight", "bias")})
+
+
+def load_with_data(state_dict, i, layer):  # correct: .data assignment keeps the Parameter objects
+    for ours, theirs in TABLE.items():
+        module = layer.get_submodule(ours)
+        for param in ("weight", "bias"):
+            getattr(module, param).data = state_dict[f"encoder.layer.{i}.{theirs}.{param}"].clone()
+
+
+@pytest.mark.parametrize("style", [load_with_state_dict, load_with_data])
+def test_load_layer_accepts_other_styles(style, capsys):
+    check.load_layer(style)
+    assert capsys.readouterr().out.startswith("✓ load_layer:")
+
+
+# --- 3.5 FLOPs of a forward pass -------------------------------------------------------------------
+
+def _flops_parts(c, T):
+    H, I = c.hidden_size, c.intermediate_size
+    return 8 * T * H * H, 4 * T * T * H, 4 * T * H * I, 2 * H * H
+
+
+def flops_multiply_adds(c, T):
+    return SOLUTIONS["my_forward_flops"](c, T) // 2
+
+
+def flops_no_attention(c, T):
+    proj, _, ffn, pooler = _flops_parts(c, T)
+    return c.num_hidden_layers * (proj + ffn) + pooler
+
+
+def flops_heads_times(c, T):
+    proj, scores, ffn, pooler = _flops_parts(c, T)
+    return c.num_hidden_layers * (proj + c.num_attention_heads * scores + ffn) + pooler
+
+
+def flops_pooler_every_token(c, T):
+    proj, scores, ffn, pooler = _flops_parts(c, T)
+    return c.num_hidden_layers * (proj + scores + ffn) + T * pooler
+
+
+def flops_one_layer(c, T):
+    return sum(_flops_parts(c, T))
+
+
+def flops_four_h(c, T):
+    import dataclasses
+    return SOLUTIONS["my_forward_flops"](dataclasses.replace(c, intermediate_size=4 * c.hidden_size), T)
+
+
+def flops_one_hot_embeddings(c, T):
+    return SOLUTIONS["my_forward_flops"](c, T) + 2 * T * c.vocab_size * c.hidden_size
+
+
+def flops_only_scores(c, T):
+    proj, scores, ffn, pooler = _flops_parts(c, T)
+    return c.num_hidden_layers * (proj + scores // 2 + ffn) + pooler
+
+
+def flops_as_float_rate(c, T):
+    return SOLUTIONS["my_forward_flops"](c, T) / 1e9  # GFLOPs, not FLOPs
+
+
+@pytest.mark.parametrize("bug, message", [
+    (flops_multiply_adds, r"expected 848\n  received 424\n.*multiply-add is 2 FLOPs"),
+    (flops_no_attention, r"attention products are missing"),
+    (flops_heads_times, r"once per head"),
+    (flops_pooler_every_token, r"pooler counted for every token"),
+    (flops_one_layer, r"L=2.*\n.*\n.*\n.*this is one layer"),
+    (flops_four_h, r"I = 4H"),
+    (flops_one_hot_embeddings, r"embedding lookup counted as a matrix product"),
+    (flops_only_scores, r"only one of attention's two products"),
+    (flops_as_float_rate, r"expected an integer number of FLOPs"),
+])
+def test_forward_flops_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.forward_flops(bug)
+
+
+def test_forward_flops_accepts_numpy(capsys):
+    import numpy as np
+    check.forward_flops(lambda c, T: np.int64(SOLUTIONS["my_forward_flops"](c, T)))
+    assert capsys.readouterr().out.startswith("✓ forward_flops:")
+
+
+# --- 3.6 TensorFlow names ----------------------------------------------------------------------------
+
+def tf_solution(name, value):
+    return SOLUTIONS["my_tf_to_pytorch"](name, value)
+
+
+def tf_no_transpose(name, value):
+    got = tf_solution(name, value)
+    return got if got is None or not name.endswith("kernel") else (got[0], torch.tensor(value))
+
+
+def tf_transpose_tables(name, value):
+    got = tf_solution(name, value)
+    return got if got is None or not name.endswith("_embeddings") else (got[0], got[1].T)
+
+
+def tf_gamma_beta_swapped(name, value):
+    got = tf_solution(name, value)
+    if got is None or "LayerNorm" not in name:
+        return got
+    key = got[0].rsplit(".", 1)[0] + (".bias" if name.endswith("gamma") else ".weight")
+    return key, got[1]
+
+
+def tf_keeps_underscore(name, value):
+    got = tf_solution(name, value)
+    return got if got is None else (got[0].replace("layer.", "layer_"), got[1])
+
+
+def tf_keeps_bert(name, value):
+    got = tf_solution(name, value)
+    return got if got is None else ("bert." + got[0], got[1])
+
+
+def tf_keeps_adam(name, value):
+    return tf_solution(name.replace("/adam_m", "").replace("/adam_v", ""), value) if name != "global_step" else None
+
+
+def tf_tables_without_weight(name, value):
+    got = tf_solution(name, value)
+    return got if got is None or not name.endswith("_embeddings") else (got[0][:-len(".weight")], got[1])
+
+
+def tf_transposes_in_place(name, value):
+    if name.endswith("kernel"):
+        value.shape = value.shape[::-1]  # reshapes the caller's array, keeps its memory
+    return tf_solution(name, value)
+
+
+@pytest.mark.parametrize("bug, message", [
+    (tf_no_transpose, r"query/kernel.*expected a tensor of shape \(3, 2\), received shape \(2, 3\).*\n.*transpose"),
+    (tf_transpose_tables, r"word_embeddings.*\n.*do not transpose"),
+    (tf_gamma_beta_swapped, r"gamma and beta swapped"),
+    (tf_keeps_underscore, r"`layer_3` is PyTorch's `layer.3`"),
+    (tf_keeps_bert, r"drop the `bert/` scope"),
+    (tf_keeps_adam, r"(?s)adam_m.*expected None.*\n  hint: Adam's moments"),
+    (tf_tables_without_weight, r"key ends in `.weight`"),
+    (tf_transposes_in_place, r"changed the array it was given"),
+])
+def test_tf_to_pytorch_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.tf_to_pytorch(bug)
+
+
+def tf_numpy_style(name, value):  # correct: regexes, and a numpy array back
+    import re
+    import numpy as np
+    if re.search(r"(adam_[mv]|global_step)$", name):
+        return None
+    key = re.sub(r"layer_(\d+)", r"layer.\1", name.removeprefix("bert/")).replace("/", ".")
+    if key.endswith(".kernel"):
+        return key[:-len("kernel")] + "weight", np.ascontiguousarray(value.T)
+    key = re.sub(r"\.gamma$", ".weight", re.sub(r"\.beta$", ".bias", key))
+    return (key + ".weight" if key.endswith("_embeddings") else key), value.copy()
+
+
+def test_tf_to_pytorch_accepts_numpy(capsys):
+    check.tf_to_pytorch(tf_numpy_style)
+    assert capsys.readouterr().out.startswith("✓ tf_to_pytorch:")
+
+
+def test_forward_flops_agrees_with_the_flop_counter_on_a_real_model():
+    from torch.utils.flop_counter import FlopCounterMode
+    from helpers import small_config
+    from minibert import BertModel
+    config = small_config()
+    model = BertModel(config).eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(torch.randint(5, config.vocab_size, (1, 11)), output_attentions=True)
+    assert counter.get_total_flops() == SOLUTIONS["my_forward_flops"](config, 11)

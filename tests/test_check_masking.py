@@ -1,11 +1,15 @@
 """The checkers of chapter 04's exercises: the solutions pass, the stubs raise NotImplementedError, and
-mistakes learners really make are rejected with a message that names them."""
+mistakes learners really make are rejected with a message that names them, while correct code in other
+styles (numpy, plain lists, torch.multinomial, minibert's own functions) is accepted."""
 
+import functools
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from helpers import exercise_functions
 
 from minibert import check
@@ -18,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "04_masking.ipynb")
 STUBS = exercise_functions(ROOT / "exercises" / "04_masking.ipynb")
 CHECKERS = {"my_mask_tokens": check.mask_tokens, "my_word_groups": check.word_groups,
-            "my_nsp_pair": check.nsp_pair}
+            "my_nsp_pair": check.nsp_pair, "my_whole_word_selection": check.whole_word_selection,
+            "my_masked_lm_loss": check.masked_lm_loss}
 
 
 @pytest.mark.parametrize("name", CHECKERS)
@@ -35,105 +40,195 @@ def test_the_stub_is_let_through(name):
 
 # ---- 4.1: masking ------------------------------------------------------------------------------------
 
-def test_minibert_exact_rule_passes_too(capsys):
-    """minibert takes exactly round(15%) per row, the solution a coin per token: both are right."""
-    check.mask_tokens(lambda ids, special, mask_id, V, g: mask_tokens(
-        ids, special_tokens_mask=special, mask_token_id=mask_id, vocab_size=V, generator=g))
+def masker(ids, special, mask_id, V, special_ids, cap, g, *, count="round", select="rank", fate="one",
+           pool="nonspecial", labels_from="ids", inplace=False, generator="given"):
+    """A learner's masking with one switch per possible mistake; the defaults are right."""
+    if generator == "global":
+        g = None
+    elif generator == "own":
+        g = torch.Generator().manual_seed(0)
+    elif generator == "copy":
+        copy = torch.Generator()
+        copy.set_state(g.get_state())
+        g = copy
+    cand = ~special if select != "all" else torch.ones_like(special)
+    n = cand.sum(1)
+    T = ids.shape[1]
+    if count == "round":
+        k = [min(max(1, round(0.15 * int(c))), cap or T) if c else 0 for c in n]
+    elif count == "floor":
+        k = [min(max(1, int(0.15 * int(c))), cap or T) if c else 0 for c in n]
+    elif count == "no_min":
+        k = [min(round(0.15 * int(c)), cap or T) for c in n]
+    elif count == "no_cap":
+        k = [max(1, round(0.15 * int(c))) if c else 0 for c in n]
+    elif count == "padded":
+        k = [min(max(1, round(0.15 * T)), cap or T)] * len(n)
+    elif count == "with_cls_sep":
+        k = [min(max(1, round(0.15 * int(c + s))), cap or T) for c, s in zip(n, (special & (ids != 0)).sum(1))]
+    elif count == "row0":
+        k = [min(max(1, round(0.15 * int(n[0]))), cap or T)] * len(n)
+    key = torch.rand(ids.shape, generator=g)
+    if select == "coin":
+        selected = (key < 0.15) & cand
+    else:
+        if select == "first":
+            key = torch.arange(T, dtype=torch.float).expand(ids.shape).clone()
+        rank = key.masked_fill(~cand, 2.0 * T).argsort(1)
+        if select != "argsort_once":  # argsort gives the order; a second argsort gives each position's rank
+            rank = rank.argsort(1)
+        selected = (rank < torch.tensor(k)[:, None]) & cand
+    u = key if fate == "reuse" else torch.rand(ids.shape, generator=g)
+    if fate == "two_overlapping":
+        to_mask = selected & (u < 0.8)
+        to_random = selected & (torch.rand(ids.shape, generator=g) < 0.1)
+    elif fate == "cumulative":
+        to_mask = selected & (u < 0.8)
+        to_random = selected & ~to_mask & (torch.rand(ids.shape, generator=g) < 0.9)
+    elif fate == "random_as_mask":
+        to_mask, to_random = selected & (u < 0.9), selected & (u > 2)
+    else:
+        to_mask, to_random = selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9)
+    if pool == "whole":
+        random_ids = torch.randint(V, ids.shape, generator=g)
+    elif pool == "short":
+        random_ids = torch.randint(5, V - 1, ids.shape, generator=g)
+    elif pool == "one":
+        random_ids = torch.randint(5, V, (1,), generator=g).expand(ids.shape)
+    else:
+        allowed = torch.ones(V, dtype=torch.bool)
+        allowed[special_ids] = False
+        ok = allowed.nonzero().squeeze(1)
+        random_ids = ok[torch.randint(len(ok), ids.shape, generator=g)]
+    masked = ids if inplace else ids.clone()
+    masked[to_mask] = mask_id
+    masked[to_random] = random_ids[to_random]
+    if labels_from == "everywhere":
+        return masked, ids.clone()
+    source = masked if labels_from == "masked" else ids
+    labels = torch.where(selected, source, torch.full_like(ids, -100))
+    return masked, labels
+
+
+def bug(**flags):
+    fn = functools.partial(masker, **flags)
+    fn.__name__ = "_".join(f"{k}={v}" for k, v in flags.items())
+    return fn
+
+
+def masks_special_mask_in_place(ids, special, *args):
+    candidates = special.logical_not_()  # the trailing underscore: flips the caller's mask in place
+    return masker(ids, ~candidates, *args)
+
+
+def float_labels(*args):
+    masked, labels = masker(*args)
+    return masked, labels.float()
+
+
+def test_minibert_mask_tokens_passes(capsys):
+    check.mask_tokens(lambda ids, special, mask_id, V, special_ids, cap, g: mask_tokens(
+        ids, special_tokens_mask=special, mask_token_id=mask_id, vocab_size=V, special_token_ids=special_ids,
+        max_predictions=cap, generator=g))
     assert "✓" in capsys.readouterr().out
 
 
-def _fates(shape, g):
-    return torch.rand(shape, generator=g), torch.rand(shape, generator=g), torch.randint(1000, shape, generator=g)
+def numpy_style(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids, max_predictions,
+                generator):
+    """Random numbers from the generator, everything else in numpy; numpy arrays returned."""
+    ids, special = input_ids.numpy(), special_tokens_mask.numpy()
+    key = torch.rand(ids.shape, generator=generator, dtype=torch.float64).numpy()
+    fate = torch.rand(ids.shape, generator=generator).numpy()
+    pick = torch.randint(2**31 - 1, ids.shape, generator=generator).numpy()
+    pool = np.setdiff1d(np.arange(vocab_size), special_token_ids)
+    masked, labels = ids.copy(), np.full_like(ids, -100)
+    for b in range(ids.shape[0]):
+        cand = np.flatnonzero(~special[b])
+        k = min(max(1, int(np.round(0.15 * len(cand)))), max_predictions or len(cand)) if len(cand) else 0
+        chosen = cand[np.argsort(key[b, cand])[:k]]
+        labels[b, chosen] = ids[b, chosen]
+        for t in chosen:
+            if fate[b, t] < 0.8:
+                masked[b, t] = mask_token_id
+            elif fate[b, t] < 0.9:
+                masked[b, t] = pool[pick[b, t] % len(pool)]
+    return masked.astype(np.int32), labels
 
 
-def _finish(ids, selected, to_mask, to_random, random_ids, mask_id):
-    masked = torch.where(to_mask, torch.full_like(ids, mask_id), ids)
-    masked = torch.where(to_random, random_ids, masked)
-    return masked, torch.where(selected, ids, torch.full_like(ids, -100))
+def loop_style(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids, max_predictions,
+               generator):
+    """Plain Python lists, torch.randperm per row, Google's two draws for the fate."""
+    masked, labels = input_ids.tolist(), [[-100] * input_ids.shape[1] for _ in range(input_ids.shape[0])]
+    pool = [i for i in range(vocab_size) if i not in special_token_ids]
+    for b, row in enumerate(input_ids.tolist()):
+        cand = [t for t in range(len(row)) if not special_tokens_mask[b, t]]
+        k = min(max(1, round(len(cand) * 0.15)), max_predictions or len(cand)) if cand else 0
+        for j in torch.randperm(len(cand), generator=generator)[:k].tolist():
+            t = cand[j]
+            labels[b][t] = row[t]
+            if torch.rand((), generator=generator) < 0.8:
+                masked[b][t] = mask_token_id
+            elif torch.rand((), generator=generator) < 0.5:
+                pass  # kept
+            else:
+                masked[b][t] = pool[int(torch.randint(len(pool), (), generator=generator))]
+    return torch.tensor(masked), torch.tensor(labels)
 
 
-def specials_maskable(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = coin < 0.15  # forgot & ~special
-    return _finish(ids, selected, selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9), r % V, mask_id)
+def multinomial_style(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                      max_predictions, generator):
+    """torch.multinomial without replacement over each row's candidates, a categorical fate."""
+    masked, labels = input_ids.clone(), torch.full_like(input_ids, -100)
+    weights = torch.ones(vocab_size)
+    weights[special_token_ids] = 0
+    for b in range(input_ids.shape[0]):
+        cand = (~special_tokens_mask[b]).float()
+        n = int(cand.sum())
+        if not n:
+            continue
+        k = min(max(1, round(0.15 * n)), max_predictions if max_predictions is not None else n)
+        chosen = torch.multinomial(cand, k, replacement=False, generator=generator)
+        labels[b, chosen] = input_ids[b, chosen]
+        fate = torch.multinomial(torch.tensor([0.8, 0.1, 0.1]), k, replacement=True, generator=generator)
+        masked[b, chosen[fate == 0]] = mask_token_id
+        random_pos = chosen[fate == 1]
+        masked[b, random_pos] = torch.multinomial(weights, len(random_pos), replacement=True, generator=generator) \
+            if len(random_pos) else masked[b, random_pos]
+    return masked, labels
 
 
-def overlapping_draws(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    to_mask = selected & (u < 0.8)
-    to_random = selected & (torch.rand(ids.shape, generator=g) < 0.1)  # independent: overwrites some [MASK]s
-    return _finish(ids, selected, to_mask, to_random, r % V, mask_id)
-
-
-def eighty_eighteen_two(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    to_mask = selected & (u < 0.8)
-    to_random = selected & ~to_mask & (torch.rand(ids.shape, generator=g) < 0.9)  # cumulative 0.9 on a new draw
-    return _finish(ids, selected, to_mask, to_random, r % V, mask_id)
-
-
-def labels_everywhere(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    masked, _ = _finish(ids, selected, selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9), r % V, mask_id)
-    return masked, ids.clone()
-
-
-def fifteen_percent_of_all_positions(ids, special, mask_id, V, g):
-    """Exactly round(15% of T) per row, T counting [CLS], [SEP] and padding, chosen among the candidates."""
-    coin, u, r = _fates(ids.shape, g)
-    k = round(0.15 * ids.shape[1])
-    rank = coin.masked_fill(special, 2.0).argsort(1).argsort(1)
-    selected = (rank < k) & ~special
-    return _finish(ids, selected, selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9), r % V, mask_id)
-
-
-def random_becomes_mask(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    return _finish(ids, selected, selected & (u < 0.9), selected & (u >= 0.9) & (u < 0.9), r % V, mask_id)
-
-
-def one_random_id(ids, special, mask_id, V, g):
-    coin, u, _ = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    r = torch.randint(V, (1,), generator=g).expand(ids.shape)  # one draw for the whole batch
-    return _finish(ids, selected, selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9), r, mask_id)
-
-
-def global_random_state(ids, special, mask_id, V, g):
-    coin, u, r = torch.rand(ids.shape), torch.rand(ids.shape), torch.randint(V, ids.shape)  # generator ignored
-    selected = (coin < 0.15) & ~special
-    return _finish(ids, selected, selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9), r, mask_id)
-
-
-def in_place(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    ids[selected & (u < 0.8)] = mask_id  # corrupts the caller's tensor
-    return ids, torch.where(selected, ids, torch.full_like(ids, -100))
-
-
-def labels_from_masked(ids, special, mask_id, V, g):
-    coin, u, r = _fates(ids.shape, g)
-    selected = (coin < 0.15) & ~special
-    masked, _ = _finish(ids, selected, selected & (u < 0.8), selected & (u >= 0.8) & (u < 0.9), r % V, mask_id)
-    return masked, torch.where(selected, masked, torch.full_like(ids, -100))
+@pytest.mark.parametrize("style", [numpy_style, loop_style, multinomial_style], ids=lambda f: f.__name__)
+def test_mask_tokens_accepts_other_styles(style, capsys):
+    check.mask_tokens(style)
+    assert "✓" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("bug, message", [
-    (specials_maskable, r"special_tokens_mask is True there\) but was selected"),
-    (overlapping_draws, r"\[MASK\] among the selected positions.*\n.*too few \[MASK\].*ONE uniform draw"),
-    (eighty_eighteen_two, r"random replacements among the selected.*\n.*cumulative 0.9"),
-    (labels_everywhere, r"every position has a label"),
-    (fifteen_percent_of_all_positions, r"selected among the non-special positions.*\n.*15% of all T positions"),
-    (random_becomes_mask, r"too many \[MASK\].*random ones become \[MASK\] too"),
-    (one_random_id, r"746 random replacements take only 1 distinct id \(\d+ appears 746 times\)"),
-    (global_random_state, r"generators seeded 0 gave different results"),
-    (in_place, r"changed input_ids in place"),
-    (labels_from_masked, r"your labels hold the corrupted ids"),
+    (bug(select="all"), r"special_tokens_mask is True there\) but was selected"),
+    (bug(fate="two_overlapping"), r"\[MASK\] among the selected positions.*\n.*too few \[MASK\].*ONE uniform draw"),
+    (bug(fate="cumulative"), r"random replacements among the selected.*\n.*cumulative 0.9"),
+    (bug(labels_from="everywhere"), r"every position has a label"),
+    (bug(count="padded"), r"must get exactly \d+ selected .*\n.*15% of the padded length"),
+    (bug(fate="random_as_mask"), r"too many \[MASK\]"),
+    (bug(pool="one"), r"never took the id"),
+    (bug(generator="global"), r"generators seeded 0 gave different results"),
+    (bug(inplace=True), r"changed input_ids in place"),
+    (bug(labels_from="masked"), r"your labels hold the corrupted ids"),
+    (bug(count="floor"), r"row 0 has 17 candidates, so it must get exactly 3 selected.*received 2\n.*rounded down"),
+    (bug(count="no_min"), r"row 0 has 3 candidates, so it must get exactly 1 selected.*received 0\n.*still gets one prediction"),
+    (bug(count="no_cap"), r"row 0 has 200 candidates, so it must get exactly 20 .*received 30\n.*max_predictions=20"),
+    (bug(select="coin"), r"row \d has \d+ candidates and got \[.*\] selected positions depending on the seed.*\n.*EXACTLY k"),
+    (bug(count="with_cls_sep"), r"counted \[CLS\], \[SEP\] or \[PAD\]"),
+    (bug(count="row0"), r"row 1 has 40 candidates, so it must get exactly 6 selected .*received 20"),
+    (bug(pool="whole"), r"a random replacement is the special id \d .*\n.*not special"),
+    (bug(pool="short"), r"never took the id 49"),
+    (bug(fate="reuse"), r"too many \[MASK\].*reuse the draw that selected"),
+    (bug(select="first"), r"seeded 0 and 1 selected exactly the same positions\n.*select at random"),
+    (bug(select="argsort_once"), r"so it must get exactly \d+ selected"),
+    (bug(generator="copy"), r"same generator object gave the same masks"),
+    (bug(generator="own"), r"generators seeded 0 and 1 selected exactly the same positions"),
+    (masks_special_mask_in_place, r"changed special_tokens_mask in place"),
+    (float_labels, r"labels has dtype torch.float32, expected integers"),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_mask_tokens_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -142,9 +237,9 @@ def test_mask_tokens_rejects(bug, message):
 
 def test_a_rate_failure_names_the_case_and_the_numbers():
     with pytest.raises(ExerciseError) as info:
-        check.mask_tokens(random_becomes_mask)
+        check.mask_tokens(bug(fate="random_as_mask"))
     first_line = str(info.value).splitlines()[0]
-    assert first_line.startswith("1000 seeded rows of 64 tokens") and "expected about 0.8000" in first_line
+    assert first_line.startswith("1080 seeded rows of 64 tokens") and "expected about 0.8000" in first_line
 
 
 # ---- 4.2: word groups --------------------------------------------------------------------------------
@@ -208,7 +303,73 @@ def crashes_on_a_leading_piece(tokens):
     return groups
 
 
+def hash_is_a_piece(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in SPECIAL:
+            continue
+        if token.startswith("#") and groups and groups[-1][-1] == t - 1:  # one "#" is not enough
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def every_bracket_is_special(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token.startswith("["):  # [UNK] is a word, not a special token
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def pops_the_specials(tokens):
+    while tokens and tokens[-1] in SPECIAL:
+        tokens.pop()  # trims the caller's list
+    return SOLUTIONS["my_word_groups"](tokens)
+
+
+def one_based(tokens):
+    return [[t + 1 for t in g] for g in SOLUTIONS["my_word_groups"](tokens)]
+
+
+def pads_are_words(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]"):  # forgot [PAD]
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def numpy_groups(tokens):
+    """Word ids with numpy: a cumulative sum of word starts; groups as tuples of numpy integers."""
+    special = np.array([t in SPECIAL for t in tokens])
+    piece = np.array([t.startswith("##") for t in tokens])
+    after_word = np.concatenate([[False], ~special[:-1]])
+    starts = ~special & ~(piece & after_word)
+    word = np.cumsum(starts)
+    return [tuple(np.flatnonzero((word == w) & ~special)) for w in range(1, int(word.max(initial=0)) + 1)]
+
+
+def test_word_groups_accepts_numpy_and_tuples(capsys):
+    check.word_groups(numpy_groups)
+    assert "✓" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("bug, message", [
+    (hash_is_a_piece, r"'#'.*\n.*\n  received \[\[1, 2\], \[3, 4\]\]\n.*\"#\" alone is punctuation"),
+    (every_bracket_is_special, r"\[UNK\].*\n.*\n  received \[\[1\], \[3\], \[5\]\]\n.*\[UNK\] stands for a whole word"),
+    (pops_the_specials, r"changed the list it was given"),
+    (one_based, r"received \[\[2, 3, 4\]\]"),
+    (pads_are_words, r"received \[\[1\], \[2, 3\], \[4\], \[6\], \[7\]\]\n.*padding belong to no word"),
     (no_piece_check,
      r"'##aff'.*\n  expected \[\[1, 2, 3\]\]\n  received \[\[1\], \[2\], \[3\]\]\n.*continues the word"),
     (joins_across_specials, r"received \[\[1\], \[2\], \[3, 5\], \[6\]\].*\n.*right after a special token"),
@@ -307,7 +468,85 @@ def module_random(documents, index, rng):
     return SOLUTIONS["my_nsp_pair"](documents, index, random.Random(random.random()))  # rng ignored
 
 
+def google_ten_tries(documents, index, rng):
+    """Google's create_instances_from_document: ten draws to avoid the same document, then it gives up."""
+    a, n = _split(documents[index], rng)
+    if rng.random() < 0.5:
+        return a, documents[index][len(a):], True
+    for _ in range(10):
+        other = rng.randint(0, len(documents) - 1)
+        if other != index:
+            break
+    start = rng.randint(0, len(documents[other]) - 1)
+    return a, documents[other][start:start + n], False
+
+
+def one_coin_in_three(documents, index, rng):
+    a, n = _split(documents[index], rng)
+    if rng.randint(0, 2) == 0:  # randint includes both ends: three outcomes
+        return a, documents[index][len(a):], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    return a, documents[other][:n], False
+
+
+def a_may_take_everything(documents, index, rng):
+    a_end = rng.randint(1, len(documents[index]))  # may leave nothing for B
+    a = documents[index][:a_end]
+    if rng.random() < 0.5:
+        return a, documents[index][a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    return a, documents[other][:1], False
+
+
+def b_overlaps_a(documents, index, rng):
+    a, _ = _split(documents[index], rng)
+    if rng.random() < 0.5:
+        return a, documents[index][len(a) - 1:], True  # starts with A's last sentence
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    return a, documents[other][:1], False
+
+
+def deletes_its_document(documents, index, rng):
+    a, n = _split(documents[index], rng)
+    if rng.random() < 0.5:
+        return a, documents[index][len(a):], True
+    del documents[index]  # "the others": but this is the caller's list
+    return a, rng.choice(documents)[:n], False
+
+
+def b_joined_into_text(documents, index, rng):
+    a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
+    return a, " ".join(b), is_next
+
+
+def retry_until_other(documents, index, rng):
+    """Correct in another style: draw any document until it is not index; B of one to three sentences."""
+    a_end = rng.randint(1, len(documents[index]) - 1)
+    if rng.random() >= 0.5:
+        return documents[index][:a_end], documents[index][a_end:a_end + rng.randint(1, 3)], 1
+    other = index
+    while other == index:
+        other = rng.randrange(len(documents))
+    start = rng.randrange(len(documents[other]))
+    return tuple(documents[index][:a_end]), tuple(documents[other][start:start + 2]), np.bool_(False)
+
+
+def test_nsp_pair_accepts_other_styles(capsys):
+    check.nsp_pair(retry_until_other)
+    assert "✓" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("bug, message", [
+    (google_ten_tries, r"is_next is False but B = .* comes from documents\[0\], the document of A|"
+                       r"is_next is False but B = .* is the continuation"),
+    (one_coin_in_three, r"IsNext among 4000 pairs.*\n.*three outcomes"),
+    (a_may_take_everything, r"B must be a non-empty list of sentences"),
+    (b_overlaps_a, r"an IsNext B starts with the sentence right after A"),
+    (deletes_its_document, r"changed the documents"),
+    (b_joined_into_text, r"B must be a non-empty list of sentences \(strings\)"),
     (negatives_from_the_same_document, r"is_next is False but B = .* documents\[0\].*\n.*DIFFERENT document"),
     (is_next_from_anywhere_in_the_document, r"an IsNext B starts with the sentence right after A"),
     (always_is_next, r"all 20 pairs are IsNext\n.*fair coin"),
@@ -324,3 +563,140 @@ def test_nsp_pair_wants_the_rng_used():
     random.seed(0)  # so that the bug's two calls differ the same way on every run
     with pytest.raises(ExerciseError, match="the two calls gave different pairs"):
         check.nsp_pair(module_random)
+
+
+# ---- 4.4: whole-word selection -----------------------------------------------------------------------
+
+def select_words(groups, k, rng, *, on_overflow="skip", order="shuffle", in_place=False, unit="pieces"):
+    """A learner's whole-word selection with one switch per possible mistake; the defaults are right."""
+    words = groups if in_place else list(groups)
+    if order == "shuffle":
+        rng.shuffle(words)
+    elif order == "global":
+        random.shuffle(words)
+    elif order == "long_first":
+        rng.shuffle(words)
+        words.sort(key=len, reverse=True)
+    elif order == "short_first":  # "short words first, so that more of them fit"
+        rng.shuffle(words)
+        words.sort(key=len)
+    chosen = []
+    for word in words:
+        used = len(chosen) if unit == "pieces" else sum(1 for g in groups if g[0] in chosen)
+        if used >= k:
+            break
+        if len(chosen) + len(word) > k and unit == "pieces":
+            if on_overflow == "skip":
+                continue
+            if on_overflow == "stop":
+                break
+        chosen.extend(word)
+    return chosen
+
+
+def word_bug(**flags):
+    fn = functools.partial(select_words, **flags)
+    fn.__name__ = "_".join(f"{k}={v}" for k, v in flags.items())
+    return fn
+
+
+def pieces_not_words(groups, k, rng):
+    positions = [p for g in groups for p in g]
+    return sorted(rng.sample(positions, min(k, len(positions))))
+
+
+def index_style(groups, k, rng):
+    """Correct in another style: shuffled indices, a numpy array returned."""
+    order = list(range(len(groups)))
+    rng.shuffle(order)
+    chosen = []
+    for i in order:
+        if len(chosen) + len(groups[i]) <= k:
+            chosen += groups[i]
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
+def test_whole_word_selection_accepts_other_styles(capsys):
+    check.whole_word_selection(index_style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (word_bug(on_overflow="stop"), r"was left out and still fits\n.*continue, not break"),
+    (word_bug(on_overflow="take"), r"more than num_to_predict=1\n.*skip a word"),
+    (word_bug(unit="words"), r"more than num_to_predict"),
+    (word_bug(order="none"), r"all ten seeds selected"),
+    (word_bug(order="global"), r"the two calls gave different selections"),
+    (word_bug(order="long_first"), r"all ten seeds selected \[2, 3, 4\]"),
+    (word_bug(order="short_first"), r"all ten seeds selected \[1, 5\]"),
+    (word_bug(in_place=True), r"changed the groups it was given"),
+    (pieces_not_words, r"is torn"),
+], ids=lambda x: getattr(x, "__name__", ""))
+def test_whole_word_selection_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.whole_word_selection(bug)
+
+
+# ---- 4.5: the MLM loss --------------------------------------------------------------------------------
+
+def loss_of(hidden, emb, bias, labels, *, reduce="mean", use_bias=True, where="labelled", softmax=False,
+            detach=False, in_place=False):
+    """A learner's MLM loss with one switch per possible mistake; the defaults are right."""
+    if in_place:
+        labels[labels == -100] = 0
+        sel = torch.ones_like(labels, dtype=torch.bool)
+    else:
+        sel = labels != -100 if where == "labelled" else torch.ones_like(labels, dtype=torch.bool)
+    h = hidden.detach() if detach else hidden
+    logits = h[sel] @ emb.T + (bias if use_bias else 0)
+    target = labels[sel].clamp(min=0)
+    if softmax:
+        logits = logits.softmax(-1)
+    if reduce == "rows":
+        rows = sel.nonzero()[:, 0]
+        per = F.cross_entropy(logits, target, reduction="none")
+        return torch.stack([per[rows == b].mean() for b in rows.unique()]).mean()
+    if reduce == "item":
+        return F.cross_entropy(logits, target).item()
+    return F.cross_entropy(logits, target, reduction=reduce)
+
+
+def loss_bug(**flags):
+    fn = functools.partial(loss_of, **flags)
+    fn.__name__ = "_".join(f"{k}={v}" for k, v in flags.items())
+    return fn
+
+
+def every_position_then_ignore(hidden, emb, bias, labels):
+    """Correct in another style: decode every position, let cross_entropy skip -100 (more work, same loss)."""
+    logits = torch.einsum("bth,vh->btv", hidden, emb) + bias
+    return F.cross_entropy(logits.flatten(0, 1), labels.flatten())
+
+
+def log_softmax_by_hand(hidden, emb, bias, labels):
+    """Correct in another style: log-softmax and the gather written out, float64."""
+    sel = (labels != -100).nonzero(as_tuple=True)
+    logits = (hidden[sel] @ emb.T + bias).double()
+    logp = logits - logits.logsumexp(-1, keepdim=True)
+    return -logp.gather(1, labels[sel][:, None]).mean()
+
+
+@pytest.mark.parametrize("style", [every_position_then_ignore, log_softmax_by_hand], ids=lambda f: f.__name__)
+def test_masked_lm_loss_accepts_other_styles(style, capsys):
+    check.masked_lm_loss(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (loss_bug(reduce="sum"), r"expected the loss .*\n.*you summed"),
+    (loss_bug(use_bias=False), r"output bias of its own"),
+    (loss_bug(reduce="rows"), r"rows with 1, 6 and 2 labels.*\n.*averaged each row"),
+    (loss_bug(where="all"), r"counted the positions labelled -100"),
+    (loss_bug(softmax=True), r"not probabilities"),
+    (loss_bug(detach=True), r"no gradient reached hidden"),
+    (loss_bug(reduce="item"), r"expected a tensor .*\n.*\.item\(\)"),
+    (loss_bug(in_place=True), r"changed labels in place"),
+], ids=lambda x: getattr(x, "__name__", ""))
+def test_masked_lm_loss_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.masked_lm_loss(bug)

@@ -91,6 +91,20 @@ def test_shape_of_a_chapter(chapter):
     assert any(s.lstrip().startswith("## Questions") for s in headings[-3:]), f"{path.name} ends with questions"
 
 
+def test_every_question_has_an_answer_to_reveal(chapter):
+    """A learner alone can check their thinking: each numbered question is followed by its answer in a
+    collapsed `<details>` block (collapsed in JupyterLab and on GitHub alike)."""
+    path, nb = chapter
+    questions = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.lstrip().startswith("## Questions"))
+    numbered = re.findall(r"^(\d+)\. ", questions, flags=re.MULTILINE)
+    assert numbered, f"{path.name}: the questions are a numbered list"
+    # Split at each question: every piece holds exactly one answer, opened and closed.
+    pieces = re.split(r"^\d+\. ", questions, flags=re.MULTILINE)[1:]
+    for number, piece in zip(numbered, pieces, strict=True):
+        assert re.search(r"<details>\s*<summary>Answer</summary>.+?</details>", piece, flags=re.DOTALL), (
+            f"{path.name}: question {number} has no answer in a <details><summary>Answer</summary> ... </details> block")
+
+
 def test_small_and_offline(chapter):
     path, nb = chapter
     assert path.stat().st_size <= MAX_BYTES, f"{path.name} is {path.stat().st_size:,} bytes; shrink its outputs"

@@ -12,6 +12,8 @@ import torch
 import minibert
 from minibert import attention_view, viz
 from minibert.masking import mask_tokens
+from minibert.viz.attention import COLOUR_LABEL, MAX_WIDTH
+from minibert.viz.fonts import missing_glyphs
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -41,8 +43,13 @@ def test_heads_and_layers_grids(real_attention):
     attentions, tokens, _ = real_attention
     fig = viz.attention_heads(attentions[1][0], tokens, ncols=5)
     panels = [ax for ax in fig.axes if ax.images]
-    assert len(panels) == 12 and len(fig.axes) == 15  # 3 rows of 5, the last 3 blank
+    # 5 columns of readable panels would pass MAX_WIDTH: 3 rows of 4, no blank, and one colour bar
+    assert len(panels) == 12 and len(fig.axes) == 13 and fig.get_size_inches()[0] <= MAX_WIDTH
     assert torch.equal(torch.as_tensor(panels[7].images[0].get_array()), attentions[1][0, 7])
+    fig = viz.attention_heads(attentions[1][0], tokens, heads=[3, 7], titles=["a", "b"])
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["a", "b"]
+    assert torch.equal(torch.as_tensor(panels[1].images[0].get_array()), attentions[1][0, 7])
     fig = viz.attention_layers(attentions, tokens)
     means = [torch.as_tensor(ax.images[0].get_array()) for ax in fig.axes if ax.images]
     assert len(means) == 6
@@ -139,4 +146,127 @@ def test_masking_view_draws_any_script():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "Glyph ... missing from font" would be raised here
         ax.figure.canvas.draw()
+    plt.close("all")
+
+
+# --- readable at the stored size: labels ≥ 8 pt, a colour bar, axis labels, no overlapping titles ---
+
+def _has_colour_bar(fig):
+    return any(getattr(ax, "_colorbar", None) is not None for ax in fig.axes)
+
+
+def _tick_sizes(fig):
+    return [t.get_fontsize() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()
+            if t.get_text()]
+
+
+def _titles_apart(fig):
+    """Every title and the suptitle, as drawn: no two bounding boxes overlap."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [ax.title for ax in fig.axes if ax.get_title()]
+    if fig._suptitle is not None:
+        texts.append(fig._suptitle)
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            assert not boxes[i].overlaps(boxes[j]), f"{texts[i].get_text()!r} overlaps {texts[j].get_text()!r}"
+    return len(boxes)
+
+
+@pytest.mark.parametrize("draw", ["heatmap", "heads", "heads_as_chapter_03_calls", "some_heads", "layers",
+                                  "layers_one_head"])
+def test_attention_figures_are_readable(real_attention, draw):
+    attentions, tokens, _ = real_attention
+    fig = {
+        "heatmap": lambda: viz.attention_heatmap(attentions[2][0, 3], tokens, title="one head").figure,
+        "heads": lambda: viz.attention_heads(attentions[0][0], tokens, title="layer 0, all heads"),
+        "heads_as_chapter_03_calls": lambda: viz.attention_heads(attentions[0][0], tokens, ncols=6, size=1.8,
+                                                                 title="layer 0"),
+        "some_heads": lambda: viz.attention_heads(attentions[0][0], tokens, heads=[0, 2, 5], title="three"),
+        "layers": lambda: viz.attention_layers(attentions, tokens, title="every layer"),
+        "layers_one_head": lambda: viz.attention_layers(attentions, tokens, head=4),
+    }[draw]()
+    sizes = _tick_sizes(fig)
+    assert sizes and min(sizes) >= 8, f"token labels of {min(sizes)} pt"
+    assert _has_colour_bar(fig)
+    assert any(ax.get_ylabel() == COLOUR_LABEL for ax in fig.axes)
+    assert any(ax.get_xlabel() == "key (attended to)" for ax in fig.axes)
+    assert any(ax.get_ylabel() == "query (attending)" for ax in fig.axes)
+    assert fig.get_layout_engine() is not None  # constrained layout
+    assert fig.get_size_inches()[0] <= MAX_WIDTH
+    assert _titles_apart(fig) >= 1
+    # the token labels fit their rows: label height ≤ row height, so neighbours do not overlap
+    ax = next(ax for ax in fig.axes if ax.images and ax.get_yticklabels())
+    rows = ax.get_window_extent().height / len(tokens)
+    assert max(t.get_window_extent().height for t in ax.get_yticklabels()) <= rows * 1.05
+    plt.close("all")
+
+
+def test_a_grid_grows_for_long_sequences_and_long_titles():
+    pair = torch.softmax(torch.randn(12, 23, 23, generator=torch.Generator().manual_seed(2)), -1)
+    fig = viz.attention_heads(pair, [f"tok{i}" for i in range(23)])   # the chapter's pair: 23 tokens, 12 heads
+    assert sum(1 for ax in fig.axes if ax.images) == 12 and fig.axes[2].images  # three panels to a row
+    fig.canvas.draw()  # the constrained layout runs at draw time
+    ax = fig.axes[0]
+    assert ax.get_window_extent().height / 23 >= 8.5 * fig.dpi / 72
+    probs = torch.softmax(torch.randn(4, 40, 40, generator=torch.Generator().manual_seed(0)), -1)
+    tokens = [f"t{i}" for i in range(40)]
+    fig = viz.attention_heads(probs, tokens, size=1.0)
+    assert min(_tick_sizes(fig)) >= 8 and fig.get_size_inches()[0] <= MAX_WIDTH
+    fig.canvas.draw()
+    ax = next(ax for ax in fig.axes if ax.images)
+    assert ax.get_window_extent().height / 40 >= 8.5 * fig.dpi / 72  # a row taller than an 8-pt label
+    toy = torch.softmax(torch.randn(2, 5, 5, generator=torch.Generator().manual_seed(1)), -1)
+    fig = viz.attention_heads(toy, list("abcde"), titles=["head 1: a rather long title for a small panel",
+                                                          "head 2: another long title beside it"], annotate=True)
+    assert _titles_apart(fig) == 2
+    assert sum(1 for ax in fig.axes for t in ax.texts if t.get_text() == f"{toy[0, 0, 0]:.2f}") >= 1
+    with pytest.raises(ValueError, match="3 titles for 2 heads"):
+        viz.attention_heads(toy, list("abcde"), titles=["a", "b", "c"])
+    plt.close("all")
+
+
+def test_heatmaps_refuse_glyphs_the_font_lacks():
+    assert missing_glyphs(["the", "わ", "cat", "é", "わ"]) == ["わ"]
+    assert missing_glyphs(["[CLS]", "##ing", "naïve"]) == []
+    with pytest.raises(ValueError, match="no glyph for \\['わ'\\]"):
+        viz.attention_heatmap(torch.eye(2), ["a", "わ"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "Glyph ... missing from font" for the labels we accept
+        viz.attention_heatmap(torch.eye(3), ["[CLS]", "naïve", "##ing"]).figure.canvas.draw()
+    plt.close("all")
+
+
+def test_soft_lookup_draws_scores_weights_and_the_answer():
+    tokens = ["the", "cat", "sat", "on", "mat"]
+    K = torch.tensor([[0., 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1]])   # (T, d)
+    V = torch.tensor([[0., 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1]])   # (T, d_v)
+    q = torch.tensor([3., 0, -2])
+    fig = viz.soft_lookup(tokens, q, K, V, query_name="q", features=["noun", "verb", "place"],
+                          value_features=["animal", "action", "object"])
+    keys, score_ax, weight_ax, values = [ax for ax in fig.axes if not getattr(ax, "_colorbar", None)]
+    assert [p.get_width() for p in score_ax.patches] == pytest.approx((K @ q).tolist())
+    weights = (K @ q).softmax(-1)
+    assert [p.get_width() for p in weight_ax.patches] == pytest.approx(weights.tolist())
+    answer = values.images[0].get_array()[-1]            # the last row: Σ weight × value
+    assert torch.allclose(torch.as_tensor(answer), weights @ V)
+    assert [t.get_text() for t in keys.get_yticklabels()] == tokens + ["q"]
+    assert min(_tick_sizes(fig)) >= 8 and _has_colour_bar(fig) and _titles_apart(fig) == 4
+    with pytest.raises(ValueError, match="cannot draw"):
+        viz.soft_lookup(["わ"], [1.0], [[1.0]], [[1.0]])
+    plt.close("all")
+
+
+def test_input_representation_is_figure_2():
+    tokens = ["[CLS]", "my", "dog", "[SEP]", "he", "likes", "play", "##ing", "[SEP]"]
+    types = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    fig = viz.input_representation(tokens, types, max_tokens=6)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("+") == 2 * 6 and texts.count("…") == 4        # 6 columns shown, then an ellipsis
+    assert "E_[CLS]" in texts and "E_5" in texts and "E_6" not in texts
+    assert texts.count("E_A") == 4 and texts.count("E_B") == 2
+    assert min(t.get_fontsize() for t in fig.axes[0].texts) >= 8
+    with pytest.raises(ValueError, match="9 tokens but 8 token_type_ids"):
+        viz.input_representation(tokens, types[:-1])
     plt.close("all")

@@ -2,9 +2,11 @@
 
 Text becomes tokens in two stages, as in the original `tokenization.py` (Devlin et al. 2018):
 
-1. Basic tokenization -> words. Clean the text (drop NUL, U+FFFD and control characters; every
-   kind of whitespace becomes a space), put spaces around CJK ideographs, lowercase and strip
-   accents (uncased models), split on whitespace, then split off every punctuation character.
+1. Basic tokenization -> words. Clean the text (drop NUL, U+FFFD and control, format, private-use
+   and surrogate characters; every kind of whitespace becomes a space), put spaces around CJK
+   ideographs, lowercase (one character at a time, like the Rust library; Google's code lowercases
+   whole words) and strip accents (uncased models), split on whitespace, then split off every
+   punctuation character.
 2. WordPiece -> pieces. Each word is cut greedily: the longest vocabulary entry that starts it,
    then the longest `##` entry that continues it, and so on. A word that cannot be cut all the way
    (or has more than 100 characters) becomes a single [UNK].
@@ -22,10 +24,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
-MAX_CHARS_PER_WORD = 100  # longer words become [UNK] without trying WordPiece (BERT's limit)
+# Longer words become [UNK] without trying WordPiece. 100 is the default of transformers and of the Rust
+# tokenizers library; Google's WordpieceTokenizer uses max_input_chars_per_word=200.
+MAX_CHARS_PER_WORD = 100
 
-# The CJK Unified Ideographs blocks. Chinese is written without spaces, so BERT makes every
-# ideograph a word of its own. Hiragana, katakana and hangul are other blocks and are not split.
+# The CJK Unified Ideographs blocks, as in Google's `_is_chinese_char`. Chinese is written without
+# spaces, so BERT makes every ideograph a word of its own. Hiragana, katakana and hangul are other
+# blocks and are not split. (The Rust BertNormalizer starts the sixth range at 0x2B920, so the fast
+# path leaves U+2B820..U+2B91F unspaced.)
 CJK_RANGES = [
     (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
     (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
@@ -37,9 +43,11 @@ def is_whitespace(ch: str) -> bool:
 
 
 def is_control(ch: str) -> bool:
-    # Tab and newlines are controls to Unicode but whitespace to BERT. Unassigned code points (Cn)
-    # stay, as letters, as in the Rust tokenizers library (transformers' Python tokenizer drops
-    # them; no real text holds them).
+    # Tab and newlines are controls (Cc) to Unicode but whitespace to BERT. Google's `_is_control`
+    # drops Cc and Cf only; here, as in the Rust tokenizers library (`is_other`), private-use (Co)
+    # and surrogate (Cs) code points go too, so a private-use character vanishes instead of making
+    # its word [UNK]. Unassigned code points (Cn) stay, as letters, as in the Rust library
+    # (transformers' Python tokenizer drops every category C*; no real text holds them).
     return ch not in "\t\n\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
 
 
@@ -76,9 +84,10 @@ def normalize(text: str, lowercase: bool = True,
         if is_whitespace(ch):
             new = " "
         else:
-            # One character at a time, as the Rust library does: Python's word-level str.lower()
-            # would turn a word-final Σ into ς, which the Rust library (and so every fast BERT
-            # tokenizer) does not.
+            # One character at a time, as the Rust library does (and so every fast BERT tokenizer):
+            # a word-final Σ becomes σ. Google's BasicTokenizer (and transformers' Python one)
+            # lower-cases each whitespace-separated word with str.lower(), which gives the final
+            # form ς there: on that point minibert follows the Rust library, not Google.
             new = ch.lower() if lowercase else ch
             # NFD also maps each CJK compatibility ideograph to its unified twin (U+F9E1 -> 李).
             new = remove_accents(new) if strip else new

@@ -19,3 +19,42 @@ def against_theory(measured: dict, theory: dict, *, name: str = "", digits: int 
     if source:
         df.attrs["source"] = source
     return df
+
+
+Z_999 = 3.29  # a two-sided 99.9% interval is ±3.29 standard deviations of a normal
+
+
+def binomial_halfwidth(p: float, n: int, z: float = Z_999) -> float:
+    """Half the width of the z-interval of a proportion measured on n Bernoulli(p) draws: z·√(p(1-p)/n)."""
+    import math
+
+    if n <= 0:
+        raise ValueError(f"n={n}: a proportion needs at least one draw")
+    return z * math.sqrt(p * (1 - p) / n)
+
+
+def rates_table(counts: dict, theory: dict, *, name: str = "", z: float = Z_999, digits: int = 4,
+                source: str | None = None):
+    """Measured proportions against the expected ones, each with its binomial interval.
+
+    counts  {row: (k, n)}: k successes in n draws;  theory  {row: p}.
+    Columns: measured (k/n), expected (p), difference, "±" (z·√(p(1-p)/n)) and "within" (|difference| ≤ ±).
+    A row whose n is fixed in advance but whose k is not random (an exact rule) gets ± = NaN and
+    within = None: pass it as (k, n, "exact")."""
+    import pandas as pd
+
+    missing = sorted(set(theory) - set(counts))
+    if missing:
+        raise ValueError(f"no counts for {missing}")
+    rows = []
+    for key, p in theory.items():
+        k, n, *exact = counts[key]
+        half = float("nan") if exact else binomial_halfwidth(p, n, z)
+        rows.append({"measured": k / n, "expected": float(p), "difference": k / n - p, "±": half,
+                     "within": None if exact else bool(abs(k / n - p) <= half)})
+    df = pd.DataFrame(rows, index=pd.Index(list(theory), name=name or None))
+    df[["measured", "expected", "difference", "±"]] = df[["measured", "expected", "difference", "±"]].round(digits)
+    df.attrs["z"] = z
+    if source:
+        df.attrs["source"] = source
+    return df

@@ -52,3 +52,48 @@ def _model(config: BertConfig, cls, seed: int):
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return cls(config).eval()
+
+
+def _call_pure(fn, name, hints: dict, *args):
+    """`_call_with_hints` on copies of the tensor arguments, then a check that your function left
+    them as they were (an in-place `masked_fill_`, `/=` or `transpose_` changes the caller's tensor)."""
+    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    got = _call_with_hints(fn, name, hints, *copies)
+    for i, (before, after) in enumerate(zip(args, copies)):
+        if isinstance(before, torch.Tensor) and not (before.shape == after.shape and before.dtype == after.dtype
+                                                      and torch.equal(before, after)):
+            raise ExerciseError(f"{name}: your function changed its argument {i + 1} in place (shape "
+                                f"{tuple(before.shape)} -> {tuple(after.shape)})\n  hint: an in-place operation "
+                                "(masked_fill_, +=, /=, transpose_, ...) alters the caller's tensor; use the "
+                                "out-of-place form (masked_fill, x = x / s), which returns a new tensor")
+    return got
+
+
+def _diagnose(got, variants) -> str:
+    """The message of the first known mistake whose result `got` equals; `variants` yields
+    (a function computing that mistake's result, message). Errors in a variant are skipped."""
+    for compute, message in variants:
+        try:
+            wrong = compute()
+        except Exception:  # that mistake does not even run on this input
+            continue
+        if isinstance(got, torch.Tensor) and isinstance(wrong, torch.Tensor) and got.shape == wrong.shape \
+                and torch.allclose(got.detach().double(), wrong.double(), atol=1e-4, rtol=1e-4, equal_nan=True):
+            return message
+    return ""
+
+
+SHAPE_ERRORS = {  # text of a PyTorch error -> what usually causes it in these exercises
+    "Expected size for first two dimensions of batch2": (
+        "k.T on a 4-D tensor reverses all four axes; transpose only the last two: k.transpose(-2, -1) (or k.mT)"),
+    "shapes cannot be multiplied": (
+        "check which axes you multiply: scores = q @ k.transpose(-2, -1) has shape (B, nh, T_q, T_k)"),
+    "view size is not compatible": (
+        "after a transpose the tensor is not contiguous in memory, so .view cannot flatten it; use .reshape "
+        "(or .contiguous().view)"),
+    "must match the size of tensor b": (
+        "two shapes do not broadcast; a (B, T_k) key mask must become (B, 1, 1, T_k) to broadcast against the "
+        "(B, nh, T_q, T_k) scores"),
+    "The shape of the mask": (
+        "the mask must broadcast against the (B, nh, T_q, T_k) scores: (B, 1, 1, T_k) for keys"),
+}

@@ -8,8 +8,8 @@ import torch
 
 from ...config import BertConfig
 from ...model import Embeddings
-from ..common import call, expect_close, passed
-from ._shared import _expect, _model, _t
+from ..common import expect_close, passed
+from ._shared import _call_pure, _expect, _model, _t
 
 # ---------------------------------------------------------------------------------------------------
 # Exercise 2.1: LayerNorm(word[ids] + segment[types] + position[0..T-1])
@@ -19,7 +19,8 @@ def _embed_case(fn, name, ids, types, word, position, segment, weight=None, bias
     H = word.shape[1]
     weight = torch.ones(H) if weight is None else _t(weight)
     bias = torch.zeros(H) if bias is None else _t(bias)
-    return call(fn, name, _t(ids, torch.long), _t(types, torch.long), word, position, segment, weight, bias, eps)
+    return _call_pure(fn, name, {}, _t(ids, torch.long), _t(types, torch.long), word, position, segment, weight,
+                      bias, eps)
 
 
 def embeddings(fn) -> None:
@@ -66,7 +67,9 @@ def embeddings(fn) -> None:
                                              "position table, not row 1"),
                   (_t([[P[4], P[2], P[3]]]), "you looked the position table up by token id; token t gets row t, "
                                              "whatever the token is: position[torch.arange(T)]"),
-                  (torch.zeros(1, 3, 4), "the position embeddings are missing: add position[t] to token t")],
+                  (torch.zeros(1, 3, 4), "the position embeddings are missing: add position[t] to token t"),
+                  (_t([[P[0], P[0], P[0]]]), "every token got position row 0: the positions are torch.arange(T) "
+                                             "with T = input_ids.shape[1], the sequence length, not the batch size")],
             hint="the output at position t must be LayerNorm(... + position[t]), t = 0, 1, ..., T - 1")
     hand += 1
 
@@ -116,8 +119,8 @@ def embeddings(fn) -> None:
             expected = E(input_ids, token_type_ids)
             name = (f"random case {seed + 1}: B={B}, T={T}, H={config.hidden_size}, vocab {config.vocab_size}, "
                     f"{config.max_position_embeddings} positions, eps={eps}, compared with minibert.model.Embeddings")
-            got = call(fn, name, input_ids.clone(), token_type_ids.clone(), E.word_embeddings.weight.clone(),
-                       E.position_embeddings.weight.clone(), E.token_type_embeddings.weight.clone(),
-                       E.layer_norm.weight.clone(), E.layer_norm.bias.clone(), eps)
+            got = _call_pure(fn, name, {}, input_ids, token_type_ids, E.word_embeddings.weight,
+                             E.position_embeddings.weight, E.token_type_embeddings.weight, E.layer_norm.weight,
+                             E.layer_norm.bias, eps)
         expect_close(name, got, expected, atol=1e-5)
     passed("embeddings", f"{hand} hand-computed cases and {len(cases)} random ones agree with minibert")

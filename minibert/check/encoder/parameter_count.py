@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
+import numbers
 import random
 
 import torch
@@ -60,13 +62,34 @@ def _count_diagnosis(config: BertConfig, got: int) -> str:
         "output)":
             config.num_hidden_layers * _numel(model.encoder.layers[0].attention.output),
     }
+    L, I = config.num_hidden_layers, config.intermediate_size
+    missing["parameters of one LayerNorm per layer (each layer has two, after attention and after the "
+            "feed-forward block, 2H each)"] = L * 2 * H
     # Several parts can have the same size (S·H = 2H when S = 2): name every one that fits.
     fits = [what for what, n in missing.items() if got == expected - n]
     if fits:
         return f"your count is short by {expected - got:,}, exactly the number of " + ", or of ".join(fits)
+    extra = {
+        "word embeddings counted twice (BertModel has no MLM decoder; BERT's decoder is tied to the word "
+        "embeddings, one shared tensor, counted once)": config.vocab_size * H,
+        "the pooler counted once per layer (there is one pooler, on top of the last layer)": (L - 1) * (H * H + H),
+        "the embeddings' LayerNorm counted twice": 2 * H,
+    }
+    with torch.device("meta"):
+        from ...heads import BertForPreTraining
+        heads = _numel(BertForPreTraining(config)) - expected
+    extra["the MLM and NSP heads of BertForPreTraining: BertModel is the encoder and its pooler only"] = heads
+    fits = [what for what, n in extra.items() if n and got == expected + n]
+    if fits:
+        return f"your count is {got - expected:,} too many: " + ", or ".join(fits)
+    if got == expected - L * (I - H):
+        return "the first feed-forward map's bias has I numbers (one per intermediate feature), not H"
+    if got == expected - L * (H - I) and H != I:
+        return "the second feed-forward map's bias has H numbers, not I"
     variants = {f"max_position_embeddings={P}": dict(max_position_embeddings=P) for P in (512, 128)}
     variants["intermediate_size=4·hidden_size"] = dict(intermediate_size=4 * H)
     variants["one layer"] = dict(num_hidden_layers=1)
+    variants["two segments"] = dict(type_vocab_size=2)
     messages = {
         "max_position_embeddings=512": "this is the count with 512 positions: use config.max_position_embeddings "
                                        "(one learned vector per position the model can take)",
@@ -75,6 +98,7 @@ def _count_diagnosis(config: BertConfig, got: int) -> str:
         "intermediate_size=4·hidden_size": "this is the count with I = 4H: BERT's ratio, but the config says "
                                            f"intermediate_size={config.intermediate_size}; read it from the config",
         "one layer": "this is the count of a one-layer model: multiply the per-layer count by num_hidden_layers",
+        "two segments": "this is the count with type_vocab_size=2 (BERT's two segments): read it from the config",
     }
     for key, change in variants.items():
         if any(getattr(config, k) != v for k, v in change.items()):
@@ -84,16 +108,31 @@ def _count_diagnosis(config: BertConfig, got: int) -> str:
             "the feed-forward H -> I -> H and two LayerNorms, times L, and the pooler")
 
 
-def _count_case(fn, name, config, expected):
-    got = call(fn, name, copy.deepcopy(config))
-    if isinstance(got, torch.Tensor) and got.numel() == 1:
+def as_count(got):
+    """An integer count in any reasonable form (int, numpy or torch integer scalars, a float with no
+    fractional part) as an int; None for anything else (bool included)."""
+    if isinstance(got, bool):
+        return None
+    if isinstance(got, torch.Tensor) and got.numel() == 1 and got.dim() <= 1:
         got = got.item()
-    if isinstance(got, float) and got.is_integer():
-        got = int(got)
-    if isinstance(got, bool) or not isinstance(got, int):
-        raise ExerciseError(f"{name}: expected an int, received {got!r}")
-    if got != expected:
-        expect_equal(name, got, expected, hint=_count_diagnosis(config, got))
+    elif type(got).__module__ == "numpy" and getattr(got, "shape", None) in ((), (1,)):
+        got = got.item()  # numpy scalars and 0-d arrays
+    if isinstance(got, bool):
+        return None
+    if isinstance(got, numbers.Integral):
+        return int(got)
+    if isinstance(got, numbers.Real) and math.isfinite(got) and float(got).is_integer():
+        return int(got)
+    return None
+
+
+def _count_case(fn, name, config, expected, diagnosis=None):
+    got = call(fn, name, copy.deepcopy(config))
+    count = as_count(got)
+    if count is None:
+        raise ExerciseError(f"{name}: expected an integer count, received {got!r} ({type(got).__name__})")
+    if count != expected:
+        expect_equal(name, count, expected, hint=(diagnosis or _count_diagnosis)(config, count))
 
 
 def count_parameters(fn) -> None:

@@ -30,6 +30,27 @@ def _sealed(layer: EncoderLayer) -> EncoderLayer:
     return layer
 
 
+def _ffn_with(layer: EncoderLayer, act, h):
+    """The layer's feed-forward block with another non-linearity (a learner who rewrote it by hand)."""
+    return layer.ffn.output(act(layer.ffn.intermediate(h)))
+
+
+def _plain_norm(h, norm):
+    """LayerNorm without its scale γ and shift β (F.layer_norm with no weight and bias)."""
+    return torch.nn.functional.layer_norm(h, norm.normalized_shape, eps=norm.eps)
+
+
+def _no_projection(layer: EncoderLayer, h, key_mask):
+    """Attention without its output projection: the heads' context vectors, merged back to (B, T, H)."""
+    seen = {}
+    hook = layer.attention.output.register_forward_hook(lambda m, args, out: seen.setdefault("in", args[0]))
+    try:
+        layer.attention(h, key_mask)
+    finally:
+        hook.remove()
+    return seen["in"]
+
+
 def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
     """The usual wrong wirings of a layer, computed with its own sub-modules (eval mode: no dropout)."""
     def attn(h):
@@ -42,21 +63,35 @@ def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
     ln_first = n2(ffn(h)) + h
     h = n2(x + attn(x))
     swapped = n1(h + ffn(h))
+    ffn_norm_twice = n2(h + ffn(h))
     h = n1(x + attn(x))
     no_ffn_residual = n2(ffn(h))
     ffn_norm_missing = h + ffn(h)
     only_attention = h
     no_attention_residual = n2(n1(attn(x)) + ffn(n1(attn(x))))
     one_norm = n1(h + ffn(h))
+    residual_from_input = n2(x + ffn(h))
+    relu = n2(h + _ffn_with(layer, torch.relu, h))
+    tanh = n2(h + _ffn_with(layer, lambda z: torch.nn.functional.gelu(z, approximate="tanh"), h))
+    h0 = _plain_norm(x + attn(x), n1)
+    no_affine = _plain_norm(h0 + ffn(h0), n2)
+    h0 = n1(x + _no_projection(layer, x, key_mask))
+    no_projection = n2(h0 + ffn(h0))
+    inverted = None
+    if key_mask is not None and key_mask.any(-1).all() and (~key_mask).any(-1).all():  # every row padded
+        h0 = n1(x + layer.attention(x, ~key_mask)[0])
+        inverted = n2(h0 + ffn(h0))
     h = n1(x + layer.attention(x, None)[0])
     unmasked = n2(h + ffn(h))
     return {
         "pre-LN: x + sublayer(LayerNorm(x)). That is GPT-2's arrangement; BERT is post-LN, "
         "x = LayerNorm(x + sublayer(x)), the LayerNorm applied after the residual addition": pre,
-        "LayerNorm(sublayer(x)) + x: the LayerNorm must come after the residual addition, "
+        "LayerNorm(sublayer(x)) + x: the residual is added after the LayerNorm; it must come before it, "
         "x = LayerNorm(x + sublayer(x))": ln_first,
         "the two LayerNorms swapped: layer.attention_norm belongs to the attention sub-layer, "
         "layer.ffn_norm to the feed-forward one": swapped,
+        "layer.ffn_norm used for both sub-layers: each sub-layer has its own LayerNorm, attention's is "
+        "layer.attention_norm": ffn_norm_twice,
         "no residual around the feed-forward block: x = ffn_norm(x + ffn(x)), not ffn_norm(ffn(x))":
             no_ffn_residual,
         "no residual around attention: x = attention_norm(x + attention(x)), not attention_norm(attention(x))":
@@ -64,17 +99,40 @@ def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
         "the feed-forward sub-layer is missing its LayerNorm: x = ffn_norm(x + ffn(x))": ffn_norm_missing,
         "only the attention sub-layer: the feed-forward block comes next, ffn_norm(x + ffn(x))": only_attention,
         "layer.attention_norm used for both sub-layers: the feed-forward one has its own, layer.ffn_norm": one_norm,
+        "the feed-forward residual adding the layer's input: its residual adds the feed-forward block's own "
+        "input, h = attention_norm(x + attention(x)), then ffn_norm(h + ffn(h))": residual_from_input,
+        "a feed-forward block with ReLU: BERT's is GELU; call layer.ffn, which has the right one": relu,
+        "a feed-forward block with the tanh approximation of GELU: BERT's \"gelu\" is the exact erf form "
+        "(the difference, up to 5e-4 per activation, shows in the output); call layer.ffn": tanh,
+        "LayerNorms without their scale γ and shift β (F.layer_norm without weight and bias): call "
+        "layer.attention_norm and layer.ffn_norm, which hold the trained γ and β": no_affine,
+        "attention without its output projection: layer.attention(x, key_mask) applies it for you "
+        "(layer.attention.output)": no_projection,
+        **({} if inverted is None else {
+            "attention with the mask inverted: key_mask is True at the real tokens; pass it on as it is":
+                inverted}),
         "the right wiring with attention that ignores the padding: pass key_mask on to layer.attention": unmasked,
     }
 
 
-def _layer_case(fn, name, layer, x, key_mask, expected, atol=1e-5):
+def _layer_case(fn, name, layer, x, key_mask, expected, atol=1e-5, check_twice=False):
+    given, sealed = x.clone(), _sealed(layer)
     try:
-        got = call(fn, name, x.clone(), key_mask, _sealed(layer))
+        got = call(fn, name, given, key_mask, sealed)
+        again = call(fn, name, x.clone(), key_mask, sealed) if check_twice else None
     except ExerciseError as e:
         if isinstance(e.__cause__, _CalledTheLayer):
             raise ExerciseError(f"{name}: {e.__cause__}") from None
         raise
+    if not torch.equal(given, x):
+        raise ExerciseError(f"{name}: your function changed its input x in place (x += ..., x.add_(...))"
+                            "\n  hint: the caller still needs x (the residual path reads it); write x = x + a")
+    if isinstance(got, torch.Tensor) and isinstance(again, torch.Tensor) and got.shape == again.shape \
+            and not torch.equal(got, again):
+        raise ExerciseError(f"{name}: two calls on the same input gave different outputs: something random is "
+                            "on\n  hint: dropout is the identity in eval mode; F.dropout(a, p) defaults to "
+                            "training=True and a new nn.Dropout is in training mode. Leave dropout out, or use "
+                            "layer.dropout, which follows the layer's mode")
     if isinstance(got, tuple):
         raise ExerciseError(f"{name}: received a tuple of {len(got)}; return only the (B, T, H) tensor\n  hint: "
                             "layer.attention(x, key_mask) returns (output, probabilities): take its first element")
@@ -126,7 +184,7 @@ def encoder_layer(fn) -> None:
     _layer_case(fn, "hand case: H=3, one head, x = [[[1, 2, 0], [1, 4, -2]]], key_mask = [[[[True, False]]]], "
                     "query/key weights 0, value/output weights the identity, ffn(x) = [3, -√1.5, √1.5], "
                     "ffn_norm γ = [1, 2, 3], β = [0, 0, 1]",
-                _hand_layer(), x, key_mask, torch.tensor(_LAYER_HAND_OUT))
+                _hand_layer(), x, key_mask, torch.tensor(_LAYER_HAND_OUT), check_twice=True)
     model, _, hidden, real_mask = _minilm()
     g = torch.Generator().manual_seed(3_2)
     n = 0
@@ -143,7 +201,7 @@ def encoder_layer(fn) -> None:
             if i == 0:
                 cases.append(("layer 0 of all-MiniLM-L6-v2, no padding (key_mask=None)", hidden[0], None))
             for name, xi, mask in cases:
-                _layer_case(fn, name, layer, xi, mask, layer(xi, mask)[0], atol=1e-4)
+                _layer_case(fn, name, layer, xi, mask, layer(xi, mask)[0], atol=1e-4, check_twice=n == 0)
                 n += 1
     passed("encoder_layer", f"1 hand-computed case and {n} random and real ones agree with minibert's "
                             "EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding)")

@@ -19,7 +19,10 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
         return f"{where}, shape {tuple(expected.shape)}; it has shape {tuple(got.shape)}"
     if torch.equal(got, fresh):
         return (f"{where}, but it still holds its random initialisation\n  hint: change the layer you receive in "
-                "place: param.copy_(tensor) under torch.no_grad(), or layer.load_state_dict({...})")
+                "place: param.copy_(tensor) under torch.no_grad(), or layer.load_state_dict({...}). Copying into "
+                "a copy (param.data.clone().copy_(t), a deepcopy of the layer, a new layer) leaves this one as it "
+                "was, and load_state_dict(..., strict=False) skips every name it does not know without a word "
+                "(print what it returns: missing_keys, unexpected_keys)")
     if got.dim() == 2 and got.shape[0] == got.shape[1] and torch.equal(got, expected.T):
         return (f"{where}, but it holds that tensor transposed\n  hint: the checkpoint stores a linear map's "
                 "weight as nn.Linear does, (out_features, in_features): copy it as it is")
@@ -33,6 +36,9 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
         j = int(other.split(".")[2])
         hint = (f"that is layer {j}'s tensor, not layer {i}'s: the checkpoint numbers its layers from 0, "
                 "as minibert's encoder.layers does")
+    elif other.rsplit(".", 1)[0] == key.rsplit(".", 1)[0]:
+        hint = ("weight and bias swapped: a LayerNorm's weight is its scale γ (gamma), its bias the shift β "
+                "(beta); a linear map's weight is the matrix, its bias the vector")
     elif "LayerNorm" in other:
         hint = ("attention.output.LayerNorm is the norm after the attention sub-layer (layer.attention_norm); "
                 "output.LayerNorm is the norm after the feed-forward block (layer.ffn_norm)")
@@ -45,6 +51,29 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
     return f"{where}, but it holds {other}" + (f"\n  hint: {hint}" if hint else "")
 
 
+def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i: int) -> None:
+    """What must hold before values are compared: the checkpoint untouched, every parameter still a
+    registered parameter that trains."""
+    for key, tensor in given.items():
+        if key.startswith(f"encoder.layer.{i}.") and not torch.equal(tensor, state[key]):
+            raise ExerciseError(f"{name}: your function changed the checkpoint's tensor {key} in place"
+                                "\n  hint: read state_dict, never write it (t.t_(), t.mul_(...) change the "
+                                "caller's tensor); copy into the layer's parameters instead")
+    params = dict(layer.named_parameters())
+    for pname in fresh:
+        if pname not in params:
+            found = type(layer.get_submodule(pname.rsplit(".", 1)[0]).__dict__.get(pname.rsplit(".", 1)[1]))
+            raise ExerciseError(f"{name}: layer.{pname} is no longer a parameter of the layer (it is now "
+                                f"{'a plain ' + found.__name__ if found is not type(None) else 'missing'}), so "
+                                "layer.parameters() and state_dict() lack it and an optimizer would never train "
+                                "it\n  hint: copy into the existing parameter, param.copy_(tensor) under "
+                                "torch.no_grad(), rather than assigning a tensor to the attribute")
+        if not params[pname].requires_grad:
+            raise ExerciseError(f"{name}: layer.{pname} has requires_grad=False: the layer would not train"
+                                "\n  hint: to copy into a parameter, switch autograd off for the copy only "
+                                "(with torch.no_grad(): param.copy_(tensor)); leave requires_grad as it was")
+
+
 def load_layer(fn) -> None:
     """fn(state_dict, i, layer) copies encoder layer i of a Hugging Face checkpoint into `layer`, in place."""
     model, state, hidden, key_mask = _minilm()
@@ -55,8 +84,9 @@ def load_layer(fn) -> None:
         layer = EncoderLayer(config)
         fresh = {k: v.detach().clone() for k, v in layer.named_parameters()}
         name = f"my_load_layer(state_dict, {i}, layer), state_dict read from all-MiniLM-L6-v2's model.safetensors"
+        given = {k: v.clone() if k.startswith(f"encoder.layer.{i}.") else v for k, v in state.items()}
         try:
-            call(fn, name, dict(state), i, layer)
+            call(fn, name, given, i, layer)
         except ExerciseError as e:
             if "in-place" in str(e.__cause__) and "requires grad" in str(e.__cause__):
                 raise _with_hint(e, "copy into parameters under `with torch.no_grad():` (autograd forbids "
@@ -72,6 +102,7 @@ def load_layer(fn) -> None:
                                     f"{len(model.encoder.layers) - 1}, as in minibert's encoder.layers "
                                     "(print [k for k in state_dict if k.startswith('encoder.layer.0.')])") from None
             raise
+        _check_the_layer(name, layer, given, state, fresh, i)
         ours = dict(layer.named_parameters())
         for pname, expected in reference_layer.named_parameters():
             got = ours[pname].detach()

@@ -1,58 +1,83 @@
-"""The checker of exercise 4.1: the 15% selection and the 80/10/10 rule."""
+"""The checker of exercise 4.1: exactly round(15%) of each row's candidates (at least one, at most
+the cap), then 80/10/10, random replacements never special."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import torch
 
-from ..common import ExerciseError, call, expect_equal, expect_rate, passed
+from ..common import ExerciseError, call, expect_rate, passed
+from ._tensors import as_ids
 
 # ---- 4.1 masking ---------------------------------------------------------------------------------
 
-PAD, CLS, SEP, MASK = 0, 101, 102, 103  # BERT's ids for the special tokens
-V = 1000  # a small vocabulary, so that random replacements can be seen to spread over it
+PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4  # a small vocabulary with BERT's five special tokens first
+SPECIAL_IDS = [PAD, UNK, CLS, SEP, MASK]
+V = 50  # small, so that a random draw lands on a special id often enough to be seen
+POOL = V - len(SPECIAL_IDS)  # ids a random replacement may take
 MLM, P_MASK, P_RANDOM, P_KEEP = 0.15, 0.8, 0.1, 0.1
 IGNORE = -100
 
 
-def _small_rows():
-    """Two rows of ten: [CLS] A [SEP] B [SEP] [PAD] [PAD], and [CLS] eight tokens [SEP]."""
-    ids = torch.tensor([[CLS, 500, 501, 502, SEP, 503, 504, SEP, PAD, PAD],
-                        [CLS, 505, 506, 507, 508, 509, 510, 511, 512, SEP]])
-    return ids, (ids == CLS) | (ids == SEP) | (ids == PAD)
+def expected_count(n: int, cap: int | None) -> int:
+    """minibert.masking.num_to_predict: round(15% of the candidates), at least one, at most the cap."""
+    k = max(1, round(n * MLM)) if n else 0
+    return min(k, cap) if cap is not None else k
 
 
-def _many_rows(rows: int = 1000, T: int = 64):
-    """Rows of [CLS] A [SEP] B [SEP] and padding, alternately 60 and 40 candidates (15% of either
-    is a whole number, so an exact per-row rule and a coin per token have the same mean)."""
-    g = torch.Generator().manual_seed(2018)
-    ids = torch.full((rows, T), PAD)
-    for r in range(rows):
-        n = 60 if r % 2 == 0 else 40
-        len_a = int(torch.randint(1, n, (), generator=g))
-        words = torch.randint(MASK + 1, V, (n,), generator=g).tolist()
-        ids[r, :n + 3] = torch.tensor([CLS, *words[:len_a], SEP, *words[len_a:], SEP])
-    return ids, (ids == CLS) | (ids == SEP) | (ids == PAD)
+def _rows(lengths: list[int], T: int, seed: int):
+    """One row per entry of `lengths` (its number of candidates): [CLS] A [SEP] B [SEP] then padding,
+    with ordinary ids (UNK among them: a special id that stands in text is still a candidate)."""
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.full((len(lengths), T), PAD)
+    for r, n in enumerate(lengths):
+        words = torch.randint(MASK + 1, V, (n,), generator=g)
+        words[torch.rand(n, generator=g) < 0.03] = UNK
+        len_a = int(torch.randint(1, max(n, 2), (), generator=g)) if n else 0
+        ids[r, :n + 3] = torch.tensor([CLS, *words[:len_a].tolist(), SEP, *words[len_a:].tolist(), SEP])
+    special = (ids == CLS) | (ids == SEP) | (ids == PAD)
+    return ids, special
 
 
-def _mask_problem(case: str, ids, special, out) -> str | None:
-    """The first broken invariant of one call, described; None when all hold."""
-    if not (isinstance(out, tuple) and len(out) == 2):
+def _count_hint(n: int, got: int, T: int, n_special: int, cap: int | None) -> str:
+    """Name the rule that gives `got` selections for a row of n candidates, if we know it."""
+    x = n * MLM
+    if cap is not None and got > cap:
+        return f"never more than max_predictions={cap} per row: min(max_predictions, ...)"
+    if got == 0 and n:
+        return "a row whose 15% rounds to 0 still gets one prediction: max(1, round(0.15 * n))"
+    guesses = [
+        (math.floor(x), "you rounded down (int() or floor); take round(0.15 * n)"),
+        (min(max(1, round(T * MLM)), cap or T), "you took 15% of the padded length T; count only the row's "
+                                                "candidates (special_tokens_mask False)"),
+        (min(max(1, round((n + n_special) * MLM)), cap or T), "you counted [CLS], [SEP] or [PAD] in the 15% "
+                                                              "(Google's code counts [CLS] and [SEP]); count only "
+                                                              "the candidates"),
+    ]
+    for k, hint in guesses:
+        if got == k != expected_count(n, cap):
+            return hint
+    return ("select EXACTLY k = min(max_predictions, max(1, round(0.15 * n))) positions per row, e.g. the k "
+            "candidates with the smallest random keys (a coin per token gives k only on average)")
+
+
+def _mask_problem(case: str, ids, special, cap, out, check_count: bool = True) -> str | None:
+    """The first broken promise of one call, described; None when all hold."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
         return f"{case}: expected a tuple (masked_ids, labels), received {type(out).__name__}"
-    masked, labels = out
-    for name, t in (("masked_ids", masked), ("labels", labels)):
-        if not isinstance(t, torch.Tensor):
-            return f"{case}: {name} must be a tensor, received {type(t).__name__}"
-        if t.shape != ids.shape:
-            return f"{case}: {name} has shape {tuple(t.shape)}, expected {tuple(ids.shape)} (the shape of input_ids)"
-        if t.dtype != torch.long:
-            return (f"{case}: {name} has dtype {t.dtype}, expected torch.long (token ids; cross_entropy "
-                    "wants long labels)")
+    got = []
+    for name, t in zip(("masked_ids", "labels"), out):
+        t, problem = as_ids(t, ids.shape)
+        if problem:
+            return f"{case}: {name} {problem}"
+        got.append(t)
+    masked, labels = got
     if (labels != IGNORE).all() and special.any():
         return (f"{case}: every position has a label, the special tokens too; expected -100 at every "
-                "position that was not selected\n  hint: the loss must count only the selected 15%: "
-                "start from labels full of -100 and copy the original id at the selected positions")
+                "position that was not selected\n  hint: the loss must count only the selected positions: "
+                "start from labels full of -100 and copy the original id at the selected ones")
     for b, t in (special & (labels != IGNORE)).nonzero().tolist():
         return (f"{case}: position ({b}, {t}) holds the special token {int(ids[b, t])} "
                 f"(special_tokens_mask is True there) but was selected: its label is {int(labels[b, t])}, "
@@ -67,23 +92,42 @@ def _mask_problem(case: str, ids, special, out) -> str | None:
         return (f"{case}: position ({b}, {t}) was changed from {int(ids[b, t])} to {int(masked[b, t])} but has "
                 "label -100\n  hint: only selected positions may change, and every selected position "
                 "carries its original id as label")
-    if ((masked < 0) | (masked >= V)).any():
-        bad = int(masked[(masked < 0) | (masked >= V)][0])
-        return (f"{case}: masked_ids contains {bad}, outside the vocabulary [0, {V})\n  hint: random ids "
-                "are drawn with torch.randint(vocab_size, ...)")
+    for b in range(ids.shape[0] if check_count else 0):
+        n, got_k = int((~special[b]).sum()), int((labels[b] != IGNORE).sum())
+        if got_k != expected_count(n, cap):
+            hint = _count_hint(n, got_k, ids.shape[1], int((special[b] & (ids[b] != PAD)).sum()), cap)
+            return (f"{case}: row {b} has {n} candidates, so it must get exactly {expected_count(n, cap)} "
+                    f"selected (max_predictions={cap}); received {got_k}\n  hint: {hint}")
+    changed = (labels != IGNORE) & (masked != ids) & (masked != MASK)
+    bad = masked[changed & ((masked < 0) | (masked >= V))]
+    if len(bad):
+        return (f"{case}: masked_ids contains {int(bad[0])}, outside the vocabulary [0, {V})\n  hint: random "
+                "ids come from [0, vocab_size)")
+    drawn = masked[changed]
+    specials = [i for i in drawn.tolist() if i in SPECIAL_IDS]
+    if specials:
+        return (f"{case}: a random replacement is the special id {specials[0]} (special_token_ids = "
+                f"{SPECIAL_IDS})\n  hint: draw random ids only among the ids that are not special (Google's "
+                "code and transformers draw from the whole vocabulary; this exercise, like minibert, does not)")
     return None
 
 
-def _masking_run(fn, case, ids, special, seed):
-    original = ids.clone()
-    out = call(fn, case, ids, special.clone(), MASK, V, torch.Generator().manual_seed(seed))
+def _masking_run(fn, case, ids, special, cap, generator, check_count=True):
+    original, original_special = ids.clone(), special.clone()
+    out = call(fn, case, ids, special, MASK, V, list(SPECIAL_IDS), cap, generator)
     if not torch.equal(ids, original):
         raise ExerciseError(f"{case}: your function changed input_ids in place\n  hint: work on a copy "
                             "(masked = input_ids.clone()); the labels need the original ids")
-    problem = _mask_problem(case, original, special, out)
+    if not torch.equal(special, original_special):
+        raise ExerciseError(f"{case}: your function changed special_tokens_mask in place; leave it as it is")
+    problem = _mask_problem(case, original, special, cap, out, check_count)
     if problem:
         raise ExerciseError(problem)
-    return out
+    return tuple(as_ids(t, ids.shape)[0] for t in out)
+
+
+def _seeded(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
 
 
 def _rate(name, count, total, p, too_low: str, too_high: str):
@@ -91,70 +135,86 @@ def _rate(name, count, total, p, too_low: str, too_high: str):
 
 
 def mask_tokens(fn) -> None:
-    """`fn(input_ids, special_tokens_mask, mask_token_id, vocab_size, generator) -> (masked_ids, labels)`,
-    all (B, T): 15% of the non-special positions selected, 80% of those [MASK], 10% random, 10% kept."""
-    ids = torch.tensor([[CLS, PAD, SEP, PAD]])
-    where = (f"input_ids = {ids.tolist()} (specials only), special_tokens_mask all True, "
-             f"mask_token_id={MASK}, vocab_size={V}")
-    masked, labels = _masking_run(fn, where, ids, torch.ones_like(ids, dtype=torch.bool), 0)
-    expect_equal(f"{where}: masked_ids", masked, ids, hint="nothing can be selected, so nothing may change")
-    expect_equal(f"{where}: labels", labels, torch.full_like(ids, IGNORE), hint="nothing is selected: all -100")
+    """`fn(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids, max_predictions,
+    generator) -> (masked_ids, labels)`, all (B, T)."""
+    where = f"mask_token_id={MASK}, vocab_size={V}, special_token_ids={SPECIAL_IDS}"
+    ids = torch.tensor([[CLS, SEP, PAD, PAD]])
+    _masking_run(fn, f"input_ids = {ids.tolist()} (specials only), {where}, max_predictions=20",
+                 ids, torch.ones_like(ids, dtype=torch.bool), 20, _seeded(0))
+    # by hand: 3 candidates (15% rounds to 0: one), 17 (2.55: three), 200 with and without the cap
+    for lengths, T, cap in (([3, 1], 8, 20), ([17], 24, 20), ([200, 40], 210, 20), ([200], 210, None),
+                            ([5, 0, 60], 64, 2)):
+        ids, special = _rows(lengths, T, seed=len(lengths) + T)
+        case = (f"rows of {lengths} candidates padded to T={T} ([CLS]={CLS}, [SEP]={SEP}, [PAD]={PAD}), "
+                f"{where}, max_predictions={cap}")
+        counts = [(_masking_run(fn, f"{case}, generator seed {seed}", ids, special, cap, _seeded(seed),
+                                check_count=False)[1] != IGNORE).sum(1).tolist() for seed in range(8)]
+        for b, n in enumerate(lengths):
+            seen = sorted({c[b] for c in counts})
+            if len(seen) > 1:
+                raise ExerciseError(f"{case}, generator seeds 0..7: row {b} has {n} candidates and got {seen} "
+                                    f"selected positions depending on the seed; it must get exactly "
+                                    f"{expected_count(n, cap)} every time\n  hint: a coin per token gives 15% "
+                                    "only on average; select EXACTLY k = min(max_predictions, max(1, "
+                                    "round(0.15 * n))) positions per row, e.g. the k candidates with the "
+                                    "smallest random keys")
+        for seed in range(8):
+            _masking_run(fn, f"{case}, generator seed {seed}", ids, special, cap, _seeded(seed))
 
-    ids, special = _small_rows()
-    for seed in range(25):
-        _masking_run(fn, f"input_ids = {ids.tolist()} ([CLS]={CLS}, [SEP]={SEP}, [PAD]={PAD}), "
-                         f"mask_token_id={MASK}, vocab_size={V}, generator seed {seed}", ids, special, seed)
-
-    ids, special = _many_rows()
-    case = f"{ids.shape[0]} seeded rows of {ids.shape[1]} tokens (40 or 60 candidates each), vocab_size={V}"
-    masked, labels = _masking_run(fn, f"{case}, generator seed 0", ids, special, 0)
-    again = _masking_run(fn, f"{case}, generator seed 0", ids, special, 0)
+    lengths = [n for n in range(4, 61) if n % 20 != 10] * 20  # 15% of n is never a half
+    ids, special = _rows(lengths, 64, seed=2018)
+    case = f"{ids.shape[0]} seeded rows of 64 tokens (4 to 60 candidates), {where}, max_predictions=20"
+    masked, labels = _masking_run(fn, f"{case}, generator seed 0", ids, special, 20, _seeded(0))
+    again = _masking_run(fn, f"{case}, generator seed 0", ids, special, 20, _seeded(0))
     if not (torch.equal(masked, again[0]) and torch.equal(labels, again[1])):
         raise ExerciseError(f"{case}: two calls with generators seeded 0 gave different results\n  hint: draw "
                             "every random number from `generator` (torch.rand(..., generator=generator)), "
                             "never from the global random state")
-    other = _masking_run(fn, f"{case}, generator seed 1", ids, special, 1)
+    other = _masking_run(fn, f"{case}, generator seed 1", ids, special, 20, _seeded(1))
     if torch.equal(labels, other[1]):
         raise ExerciseError(f"{case}: generators seeded 0 and 1 selected exactly the same positions\n  hint: "
-                            "use the generator you are given, not one you create inside the function")
+                            "select at random, with the generator you are given (not one you create or seed "
+                            "inside the function)")
+    g = _seeded(5)
+    first, second = (_masking_run(fn, f"{case}, one generator (seed 5) used twice", ids, special, 20, g)
+                     for _ in range(2))
+    if torch.equal(first[1], second[1]):
+        raise ExerciseError(f"{case}: two calls with the same generator object gave the same masks\n  hint: "
+                            "draw from the generator itself (not from a copy of its state), so that it "
+                            "advances: dynamic masking needs new masks on every call")
 
     candidates, selected = ~special, labels != IGNORE
-    n_cand, n_sel = int(candidates.sum()), int(selected.sum())
-    _rate(f"{case}: selected among the non-special positions", n_sel, n_cand, MLM,
-          "select 15% of the candidates (each with probability 0.15, or round(15%) of each row)",
-          "too many selected: did you take 15% of all T positions, padding and specials included, "
-          "and then choose them among the candidates?")
-    first = candidates.clone()
-    first[:, ids.shape[1] // 4:] = False
-    _rate(f"{case}: selected among the candidates of the first {ids.shape[1] // 4} columns",
-          int((selected & first).sum()), int(first.sum()), MLM,
-          "the selection must be uniform over the candidates of a row",
-          "the selection must be uniform over the candidates of a row, not favour its first positions")
-    shown_mask = selected & (masked == MASK)
-    kept = selected & (masked == ids)
+    n_sel = int(selected.sum())
+    first_cols = candidates.clone()
+    first_cols[:, 16:] = False
+    _rate(f"{case}: selected among the candidates of the first 16 columns", int((selected & first_cols).sum()),
+          int(first_cols.sum()), n_sel / int(candidates.sum()),
+          "the selection must be uniform over a row's candidates, not favour its last positions",
+          "the selection must be uniform over a row's candidates, not favour its first positions (shuffle "
+          "them, or rank them by a random key)")
+    shown_mask, kept = selected & (masked == MASK), selected & (masked == ids)
     changed = selected & ~shown_mask & ~kept
     _rate(f"{case}: [MASK] among the selected positions", int(shown_mask.sum()), n_sel, P_MASK,
           "too few [MASK]: if the random replacement is drawn separately, it overwrites some [MASK]s; "
           "decide each selected position's fate with ONE uniform draw u (u < 0.8: [MASK]; u < 0.9: random; "
           "else kept)",
-          "too many [MASK]: only 80% of the selected positions become [MASK]; did the 10% random ones "
-          "become [MASK] too?")
+          "too many [MASK]: only 80% of the selected positions become [MASK]; did the random ones become "
+          "[MASK] too, or did you reuse the draw that selected the position (its key is small) as the fate?")
     _rate(f"{case}: random replacements among the selected positions", int(changed.sum()), n_sel,
-          P_RANDOM * (1 - 1 / V),
+          P_RANDOM * (1 - 1 / POOL),
           "10% of the selected positions get a random id; is the random branch missing, or overwritten?",
           "too many random replacements: only 10% of the selected positions; with two separate draws, "
           "the second must split the remaining 20% in half (0.5), not use the cumulative 0.9")
-    _rate(f"{case}: kept (unchanged) among the selected positions", int(kept.sum()), n_sel, P_KEEP + P_RANDOM / V,
+    _rate(f"{case}: kept (unchanged) among the selected positions", int(kept.sum()), n_sel,
+          P_KEEP + P_RANDOM / POOL,
           "10% of the selected positions must keep their token (and still carry a label)",
           "too many kept: 10% only; 80% [MASK] and 10% random")
-
-    random_ids = masked[changed]
-    if len(random_ids) > 10 and len(set(random_ids.tolist())) < len(random_ids) // 4:
-        top, count = Counter(random_ids.tolist()).most_common(1)[0]
-        distinct = len(set(random_ids.tolist()))
-        raise ExerciseError(f"{case}: {len(random_ids)} random replacements take only {distinct} distinct "
-                            f"id{'s' if distinct > 1 else ''} ({top} appears {count} times)\n  hint: "
-                            "draw one random id per position: torch.randint(vocab_size, input_ids.shape, "
-                            "generator=generator), then keep it where the fate is 'random'")
-    passed("mask_tokens", f"2 hand-built cases (26 calls) hold every invariant, and {n_sel:,} selections "
-                          f"in {ids.shape[0]} random rows match minibert's rates (15%, 80/10/10)")
+    drawn = Counter(masked[changed].tolist())
+    never = [i for i in range(V) if i not in SPECIAL_IDS and not drawn[i]]
+    if never:
+        raise ExerciseError(f"{case}: {sum(drawn.values())} random replacements never took the id "
+                            f"{never[0]} ({len(never)} non-special ids never drawn)\n  hint: draw one id per "
+                            "position, uniformly among ALL the non-special ids of [0, vocab_size) "
+                            "(torch.randint's upper bound is excluded)")
+    passed("mask_tokens", f"6 hand-built cases (81 calls) hold every promise, and {n_sel:,} selections "
+                          f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10)")

@@ -1,9 +1,9 @@
 """Checkers for the exercises of chapter 01 (WordPiece).
 
     check.basic_words(my_basic_words)        text -> words, BERT's uncased basic tokenizer
-    check.wordpiece_encode(my_wordpiece)     word -> pieces, greedy longest-match-first
+    check.wordpiece_encode(my_wordpiece)     word -> (piece, start, end), greedy longest-match-first
     check.pair_scores(my_pair_scores)        one training step: freq(ab) / (freq(a) * freq(b))
-    check.pack_pair(my_pack)                 [CLS] A [SEP] B [SEP] with token types
+    check.pack_pair(my_pack)                 [CLS] A [SEP] B [SEP] with token types, cut longest-first
 
 Expected results come from cases worked out by hand (in the modules) and from minibert's own code:
 `minibert.tokenizer.reference` (normalize, split_words, wordpiece), `minibert.tokenizer.learn`

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import string
 
-from ..common import call, expect_equal, passed, valid_lines
+from ..common import ExerciseError, call, expect_equal, passed, valid_lines
 from ._shared import _named, _reference_words
 
 # ---- Exercise 1.1 · BERT's basic tokenizer ---------------------------------------------------------
@@ -37,9 +37,45 @@ BASIC_CASES = [
      "drop control and format characters (categories Cc and Cf): the zero-width space U+200B and the soft "
      "hyphen U+00AD vanish, so the two halves become one word"),
     ("NUL, U+FFFD and a control character", "a\x00b\ufffdc\x07d", ["abcd"],
-     "NUL, U+FFFD (the replacement character) and controls such as \\x07 are dropped, not turned into spaces"),
+     "NUL, U+FFFD (the replacement character, category So, so it must be named) and controls such as \\x07 "
+     "are dropped, not turned into spaces"),
     ("Greek final sigma", "ΟΔΟΣ", ["οδοσ"],
      "lower-case one character at a time: 'ΟΔΟΣ'.lower() on the whole word gives a final 'ς'; BERT gives 'σ'"),
+    ("tab, newline and return are spaces", "one\ttwo\nthree\rfour", ["one", "two", "three", "four"],
+     "\\t, \\n and \\r are control characters (Cc) to Unicode, but whitespace to BERT: test for whitespace "
+     "before you drop controls, or they glue words together"),
+    ("controls that str.isspace() calls spaces", "a\x0bb\x0cc\x1cd\x85e", ["abcde"],
+     "\\x0b, \\x0c, \\x1c-\\x1f and \\x85 are controls (Cc) that BERT drops: only ' ', \\t, \\n, \\r and "
+     "category Zs are whitespace (str.isspace() says yes to more)"),
+    ("line and paragraph separators", "a\u2028b\u2029c", ["a", "b", "c"],
+     "split with str.split() (no argument): like BERT's whitespace_tokenize it also splits at U+2028 and "
+     "U+2029 (categories Zl, Zp), which are not Zs"),
+    ("private-use and surrogate characters", "x\ue000y\ud800z", ["xyz"],
+     "minibert drops categories Cc, Cf, Co and Cs, like the Rust library (Google's code drops only Cc and Cf)"),
+    ("unassigned code points stay", "x\u0378y", ["x\u0378y"],
+     "only Cc, Cf, Co and Cs go: an unassigned code point (Cn) stays, as in the Rust library (transformers' "
+     "Python tokenizer drops every category C*)"),
+    ("compatibility characters stay", "\ufb01ne x\xb2 \uff21", ["\ufb01ne", "x\xb2", "\uff41"],
+     "decompose with NFD, not NFKD/NFKC: the ligature \ufb01, the superscript \xb2 and the full-width \uff21 "
+     "keep their identity (only canonical decomposition splits off accents)"),
+    ("every nonspacing mark, and only those", "\u0939\u093f\u0928\u094d\u0926\u0940 \u0915\u0941\u091b",
+     ["\u0939\u093f\u0928\u0926\u0940", "\u0915\u091b"],
+     "drop exactly the characters of category Mn: the virama U+094D and the vowel sign U+0941 are Mn (although "
+     "not Latin accents, and unicodedata.combining(U+0941) is 0), the vowel signs U+093F and U+0940 are Mc and stay"),
+    ("all the CJK ranges", "x\u3400y\U00020000z\uf9e1", ["x", "\u3400", "y", "\U00020000", "z", "\u674e"],
+     "use every range of CJK_RANGES, not only U+4E00-U+9FFF: extension A (U+3400), extension B (U+20000) and the "
+     "compatibility ideographs (U+F9E1, which NFD maps to \u674e) are ideographs too"),
+    ("hiragana are not ideographs", "\u3055\u304f\u3089\u5c71", ["\u3055\u304f\u3089", "\u5c71"],
+     "only the CJK_RANGES are spaced; a test such as unicodedata.name(ch).startswith('CJK') or a range up to "
+     "U+9FFF that starts below U+3400 catches kana and hangul too"),
+    ("ASCII symbols Unicode does not call punctuation", "a`b|c~d<e=f>g", ["a", "`", "b", "|", "c", "~", "d", "<", "e", "=", "f", ">", "g"],
+     "every ASCII character in 33-47, 58-64, 91-96 and 123-126 is punctuation to BERT, symbols (category S) included"),
+    ("the underscore is punctuation", "snake_case", ["snake", "_", "case"],
+     "'_' (ASCII 95) is punctuation to BERT although regular expressions count it in \\w: a split on \\W keeps "
+     "it inside the word"),
+    ("no empty words", "  wow!!  ok  ", ["wow", "!", "!", "ok"],
+     "never return empty strings: split() without an argument, and start a new word only when a character "
+     "comes after a punctuation mark"),
     ("other spaces", "a\u3000b\xa0c\nd\r\ne", ["a", "b", "c", "d", "e"],
      "every whitespace character (space, tab, newline, and Unicode category Zs such as U+3000 and U+00A0) "
      "separates words"),
@@ -51,7 +87,17 @@ BASIC_CASES = [
 _RANDOM_CHARS = (string.ascii_letters + string.digits + string.punctuation + "   \t\n"
                  + "éèêëàâäïîôöùûüçñåøÉÀÖÜÅßİ" + "ΣΟΔΑςαβγ" + "Мосваж" + "北京東京欢迎你李" + "\uf9e1"
                  + "タワーひらがな한국" + "—–¿¡«»“”‘’…·•§¶" + "€£©®°±×÷™🙂😀ﬁ" + "\u0301\u0308\u0327\u094d"
-                 + "हिदी" + "\u200b\u00ad\u200d\ufeff\x00\x07\x1b\ufffd" + "\u3000\xa0\u2009")
+                 + "हिदी" + "\u200b\u00ad\u200d\ufeff\x00\x07\x1b\ufffd" + "\u3000\xa0\u2009"
+                 + "\ue000\ud800\u0378\x0b\x0c\x1c\x85\u2028\u2029_`|~<=>\u0941\u3400\U00020000\xb2\uff21")
+
+
+def _words(got, case: str):
+    """A list or tuple of str is fine; anything else is named."""
+    if isinstance(got, tuple):
+        got = list(got)
+    if not isinstance(got, list) or not all(isinstance(w, str) for w in got):
+        raise ExerciseError(f"{case}: expected a list of str, received {type(got).__name__}: {got!r}"[:600])
+    return got
 
 
 def basic_words(fn) -> None:
@@ -59,8 +105,11 @@ def basic_words(fn) -> None:
     strip accents, split on whitespace and punctuation)."""
     for name, text, expected, hint in BASIC_CASES:
         case = f"my_basic_words({text!r}) [{name}]"
-        got = call(fn, case, text)
-        expect_equal(case, got, expected, hint=hint)
+        expect_equal(case, _words(call(fn, case, text), case), expected, hint=hint)
+    first = BASIC_CASES[0][1]
+    if _words(call(fn, "again", first), "again") != BASIC_CASES[0][2]:
+        raise ExerciseError(f"my_basic_words({first!r}) gave another result when called a second time: something "
+                            "is kept between calls (a global list, or a mutable default argument such as words=[])")
 
     rng = random.Random(1)
     lines = rng.sample(valid_lines(), 400)
@@ -70,7 +119,7 @@ def basic_words(fn) -> None:
         texts.append((f"random text {i}", text))
     for label, text in texts:
         case = f"my_basic_words({text!r}) [{label}]" if len(text) < 60 else f"my_basic_words(...) [{label}]"
-        expect_equal(case, call(fn, case, text), _reference_words(text),
+        expect_equal(case, _words(call(fn, case, text), case), _reference_words(text),
                      hint="compare with minibert.tokenizer.reference.normalize and split_words")
     passed("basic_words", f"{len(BASIC_CASES)} hand-computed cases and {len(texts)} random ones (400 lines of "
                           "valid.txt, 400 random Unicode texts) agree with minibert")

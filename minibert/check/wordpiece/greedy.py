@@ -1,15 +1,16 @@
-"""The checker of exercise 1.2: word -> pieces, greedy longest-match-first."""
+"""The checker of exercise 1.2: word -> (piece, start, end) triples, greedy longest-match-first."""
 
 from __future__ import annotations
 
 import functools
+import numbers
 import random
 import string
 
 from ...hub import minilm_path
 from ...tokenizer import reference
 from ...tokenizer.vocab import load_vocab
-from ..common import call, expect_equal, passed, valid_lines
+from ..common import ExerciseError, call, expect_equal, passed, valid_lines
 from ._shared import _reference_words
 
 
@@ -50,9 +51,47 @@ WORDPIECE_CASES = [
     ("100 characters", "a" * 100, _AS, ["a"] + ["##a"] * 99,
      "a word of exactly 100 characters is still cut; only a longer one is '[UNK]' at once"),
     ("101 characters", "a" * 101, _AS, ["[UNK]"],
-     "BERT makes a word of more than 100 characters (max_input_chars_per_word) a single '[UNK]' without "
-     "trying to cut it"),
+     "a word of more than 100 characters is a single '[UNK]' without trying to cut it (minibert's limit, as in "
+     "transformers and the Rust library; Google's max_input_chars_per_word is 200)"),
+    ("150 characters", "ab" * 75, {"a", "##a", "##b"}, ["[UNK]"],
+     "100 is the limit here, not Google's 200: a word of 150 characters is '[UNK]'"),
 ]
+
+_OFFSET_HINTS = {
+    "inclusive": "end is exclusive, as in word[start:end]: the piece 'un' of 'unaffable' is (0, 2), not (0, 1)",
+    "prefix": "offsets index into the word itself, where there is no '##': '##aff' is word[2:5], so (2, 5)",
+    "unk": "an '[UNK]' stands for the whole word: its span is (0, len(word)), whatever was cut before",
+}
+
+
+def _triples(got, case: str) -> list[tuple]:
+    """Lists or tuples of (piece, start, end), integers of any kind (numpy's too); anything else is named."""
+    ok = isinstance(got, (list, tuple)) and all(
+        isinstance(t, (list, tuple)) and len(t) == 3 and isinstance(t[0], str)
+        and all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in t[1:]) for t in got)
+    if not ok:
+        raise ExerciseError(f"{case}: expected a list of (piece, start, end) triples, received {got!r}"[:600]
+                            + "\n  hint: return [(piece, start, end), ...], start and end int positions in the word")
+    return [(t[0], int(t[1]), int(t[2])) for t in got]
+
+
+def _compare(case: str, got, expected: list[tuple], hint: str) -> None:
+    expect_equal(case + ", the pieces", [t[0] for t in got], [t[0] for t in expected], hint=hint)
+    if got == expected:
+        return
+    i = next(k for k, (g, e) in enumerate(zip(got, expected)) if g != e)
+    piece, start, end = expected[i]
+    if piece == "[UNK]":
+        why = _OFFSET_HINTS["unk"]
+    elif got[i][2] == end - 1:
+        why = _OFFSET_HINTS["inclusive"]
+    elif piece.startswith("##") and (got[i][1], got[i][2]) in ((start + 2, end + 2), (start, end + 2)):
+        why = _OFFSET_HINTS["prefix"]
+    else:
+        why = "each piece spans word[start:end]; the next piece starts where the last one ended"
+    raise ExerciseError(f"{case}, the offsets:\n  expected {expected!r}\n  received {got!r}"[:900]
+                        + f"\n  first difference: piece {i} ({piece!r}): expected {expected[i][1:]}, received "
+                        f"{got[i][1:]}\n  hint: {why}")
 
 
 def _word_label(word: str, vocab) -> str:
@@ -61,12 +100,18 @@ def _word_label(word: str, vocab) -> str:
 
 
 def wordpiece_encode(fn) -> None:
-    """Check `fn(word, vocab) -> list[str]`: greedy longest-match-first, '##' continuations, one
-    '[UNK]' for a word that cannot be cut (or has more than 100 characters)."""
-    for name, word, vocab, expected, hint in WORDPIECE_CASES:
+    """Check `fn(word, vocab) -> [(piece, start, end), ...]`: greedy longest-match-first, '##'
+    continuations, offsets into the word (end exclusive), one '[UNK]' spanning the word for a word that
+    cannot be cut (or has more than 100 characters)."""
+    for name, word, vocab, pieces, hint in WORDPIECE_CASES:
         case = f"{_word_label(word, vocab)} [{name}]"
-        got = call(fn, case, word, set(vocab))
-        expect_equal(case, got, expected, hint=hint)
+        expected = reference.wordpiece(word, set(vocab))
+        assert [t[0] for t in expected] == pieces, name  # the hand-worked pieces
+        _compare(case, _triples(call(fn, case, word, set(vocab)), case), expected, hint)
+    again = _triples(call(fn, "again", "unaffable", set(_GOOGLE)), "again")
+    if again != reference.wordpiece("unaffable", _GOOGLE):
+        raise ExerciseError("my_wordpiece('unaffable', ...) gave another result when called a second time: "
+                            "something is kept between calls (a global list, or a default argument pieces=[])")
 
     vocab = _minilm_vocab()
     rng = random.Random(2)
@@ -82,8 +127,7 @@ def wordpiece_encode(fn) -> None:
     words += [("".join(rng.choice("ab") for _ in range(n)), "around the 100-character limit") for n in range(96, 106)]
     for word, label in words:
         case = f"{_word_label(word, vocab)} [{label}; VOCAB = MiniLM's vocab.txt]"
-        expected = [piece for piece, _, _ in reference.wordpiece(word, vocab)]
-        expect_equal(case, call(fn, case, word, vocab), expected,
-                     hint="compare with minibert.tokenizer.reference.wordpiece(word, VOCAB)")
+        _compare(case, _triples(call(fn, case, word, vocab), case), reference.wordpiece(word, vocab),
+                 hint="compare with minibert.tokenizer.reference.wordpiece(word, VOCAB)")
     passed("wordpiece_encode", f"{len(WORDPIECE_CASES)} hand-computed cases and {len(words):,} random words "
                                "(MiniLM's 30,522-piece vocabulary) agree with minibert")

@@ -31,7 +31,11 @@ PAIR_CASES = [
                                   "('##g', '##s') occurs 5 times, not once (weight by the word's count)",
       (("##g", "##s"), 5 / 3): "freq(a) counts every occurrence of the piece in the corpus, weighted by the word "
                                "counts (freq('##g') = 10 + 5 + 5 = 20), not the number of distinct words holding it",
-      (("##g", "##s"), 1 / 3): "weight both the pair counts and the piece counts by how often each word occurs"}),
+      (("##g", "##s"), 1 / 3): "weight both the pair counts and the piece counts by how often each word occurs",
+      (("##g", "##s"), 0.0): "integer division (//) rounds every score to 0: divide with /",
+      (("##g", "##s"), 5 / 25): "multiply freq(a) × freq(b), do not add them",
+      (("##g", "##s"), 5 * 113 / (20 * 5)): "use the counts themselves, not counts divided by the number of pieces N "
+                                            "(p(ab) / (p(a) p(b)) multiplies every score by N)"}),
     ("a repeated piece and a one-piece word", _REPEAT_COUNTS, _REPEAT_SPLITS,
      # freq(a) = 3 + 2 + 1 = 6, freq(##a) = 3 × 3 = 9, freq(##b) = 2; pairs: (a, ##a) 3, (##a, ##a) 6, (a, ##b) 2
      {("a", "##a"): 3 / (6 * 9), ("##a", "##a"): 6 / (9 * 9), ("a", "##b"): 2 / (6 * 2)},
@@ -46,6 +50,9 @@ PAIR_CASES = [
 
 
 def _check_scores(case: str, got, expected: dict, slips: dict, hint: str = "") -> None:
+    if isinstance(got, Mapping) and got and all(isinstance(k, str) for k in got):
+        raise ExerciseError(f"{case}: the keys of your dict are strings ({next(iter(got))!r}, ...)\n  hint: key each "
+                            "score by the pair itself, a tuple (a, b) such as ('##g', '##s')")
     if not isinstance(got, Mapping):
         raise ExerciseError(f"{case}: expected a dict {{(a, b): score}}, received {type(got).__name__}: "
                             f"{got!r}"[:600])
@@ -99,8 +106,19 @@ def pair_scores(fn) -> None:
     all frequencies weighted by the word counts."""
     for name, counts, splits, expected, slips in PAIR_CASES:
         case = f"my_pair_scores({counts!r}, splits) [{name}; splits = {splits!r}]"
-        got = call(fn, case, copy.deepcopy(counts), copy.deepcopy(splits))
+        given_counts, given_splits = copy.deepcopy(counts), copy.deepcopy(splits)
+        got = call(fn, case, given_counts, given_splits)
+        if given_counts != counts or given_splits != splits:
+            raise ExerciseError(f"{case}: your function changed its input (word_counts or splits)\n  hint: count "
+                                "into new Counters; the trainer still needs the splits it gave you")
         _check_scores(case, got, expected, slips)
+        if counts is _TOY_COUNTS:  # the same input again must give the same scores
+            again = call(fn, "again", copy.deepcopy(_TOY_COUNTS), copy.deepcopy(_TOY_SPLITS))
+            if not isinstance(again, Mapping) or set(again) != set(PAIR_CASES[0][3]) or any(
+                    not math.isclose(float(again[k]), v) for k, v in PAIR_CASES[0][3].items()):
+                raise ExerciseError("my_pair_scores on the toy corpus gave another result when called a second time: "
+                                    "something is kept between calls (a Counter made outside the function, or a default "
+                                    "argument such as freq=Counter())")
 
     rng = random.Random(3)
     corpora = []

@@ -1,0 +1,224 @@
+"""The checker of exercise 2.2: softmax(q kᵀ / √hs) v for queries and keys of any lengths, with
+padded keys masked (a (B, T_k) boolean or 0/1 key mask)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ...config import BertConfig
+from ...model import SelfAttention
+from ..common import ExerciseError, _short, expect_close, passed
+from ._shared import SHAPE_ERRORS, _call_pure, _close, _diagnose, _expect, _model, _rounded, _t
+
+MIN = torch.finfo(torch.float64).min
+
+
+def _pair(name, result):
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise ExerciseError(f"{name}: expected a pair (out, probs), received {_short(result, 200)}")
+    return result
+
+
+def _probs(q, k, key_mask=None, *, scale=None, dim=-1, where="keys", after=False, inverted=False, first=False):
+    """Attention probabilities as written, or as a known mistake writes them (float64)."""
+    q, k = q.double(), k.double()
+    scores = q @ k.transpose(-2, -1) * (q.shape[-1] ** -0.5 if scale is None else scale)  # (B, nh, T_q, T_k)
+    if key_mask is None:
+        return scores.softmax(dim)
+    m = key_mask.bool()
+    m = ~m if inverted else m
+    m = m[:1].expand_as(m) if first else m
+    m = {"keys": m[:, None, None, :], "queries": m[:, None, :, None], "heads": m[:, None, :]}[where]
+    if after:
+        return scores.softmax(dim) * m
+    return scores.masked_fill(~m, MIN).softmax(dim)
+
+
+def _mistakes(q, k, key_mask):
+    """(what the mistake gives, its message) for the mistakes learners make in this exercise."""
+    nh, hs = q.shape[1], q.shape[-1]
+    return [
+        (lambda: _probs(q, k, key_mask, scale=1.0), "your scores are √d too large: divide q·kᵀ by √d, d = hs = "
+                                                   "q.shape[-1]"),
+        (lambda: _probs(q, k, key_mask, scale=1 / hs), "you divided the scores by d; divide by √d"),
+        (lambda: _probs(q, k, key_mask, scale=(nh * hs) ** -0.5),
+         "you divided by √(nh·hs), the square root of the hidden size H; d is the size of one head, "
+         "hs = q.shape[-1]"),
+        (lambda: _probs(q, k, key_mask, dim=-2), "your softmax normalises over the queries (axis -2); take it over "
+                                                 "the keys, the last axis"),
+        (lambda: _probs(q, k), "key_mask was not applied: padded keys must get probability 0"),
+        (lambda: _probs(q, k, key_mask, where="queries"), "you masked the padded queries (rows) instead of the "
+                                                          "padded keys (columns): key_mask[:, None, None, :]"),
+        (lambda: _probs(q, k, key_mask, inverted=True), "your mask is inverted: True/1 marks a real token, which "
+                                                        "must stay; hide the keys where key_mask is False/0"),
+        (lambda: _probs(q, k, key_mask, first=True), "every sequence got the first sequence's mask; each sequence "
+                                                     "b has its own row key_mask[b]"),
+        (lambda: _probs(q, k, key_mask, where="heads"), "a (B, 1, T_k) mask lines up its B axis with the heads "
+                                                        "(sequence h's mask went to head h); make it "
+                                                        "(B, 1, 1, T_k)"),
+        (lambda: _probs(q, k, key_mask, after=True), "you masked the probabilities after the softmax, so rows no "
+                                                     "longer sum to 1; mask the scores before it"),
+    ]
+
+
+def _check_probs(name, probs, expected, q, k, key_mask, hint):
+    if isinstance(probs, torch.Tensor) and probs.shape == expected.shape and torch.isnan(probs).any():
+        raise ExerciseError(f"{name}: your probabilities contain NaN\n  hint: a softmax over a row whose scores "
+                            "are all -inf is 0/0 = NaN; fill masked scores with torch.finfo(scores.dtype).min (or "
+                            "-10000), not -inf, and mask keys (columns), not queries (rows)")
+    if isinstance(probs, torch.Tensor) and probs.shape == expected.shape and not _close(probs, expected, 1e-5):
+        hint = _diagnose(probs, _mistakes(q, k, key_mask)) or hint
+    _expect(name + ", probs", probs, expected, hint=hint)
+
+
+def _case(fn, name, q, k, v, key_mask, expected_probs, expected_out, hint):
+    args = (q, k, v) + (() if key_mask is None else (key_mask,))
+    out, probs = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, *args))
+    _check_probs(name, probs, expected_probs, q, k, key_mask, hint)
+    _expect(name + ", out", out, expected_out, hint="out = probs @ v: row i is query i's probability-weighted "
+                                                    "average of the value rows")
+
+
+def scaled_attention(fn) -> None:
+    """Check `fn(q, k, v, key_mask=None) -> (out, probs)`."""
+    hand = 0
+    L3 = math.log(3)
+    # 1. B = nh = 1, T = 2, hs = 4, so √d = 2. Keys k0 = [1, 1, 0, 0], k1 = [0, 0, 1, 1]; queries
+    #    q0 = [ln3, ln3, 0, 0], q1 = [ln3, ln3, ln3, ln3]. Raw scores q·k: [[2 ln3, 0], [2 ln3, 2 ln3]];
+    #    / √d: [[ln3, 0], [ln3, ln3]]; softmax per row: [3/4, 1/4] (e^ln3 = 3) and [1/2, 1/2].
+    #    Values v0 = [4, 0, 8, 1], v1 = [0, 4, 0, 1]: out0 = 3/4 v0 + 1/4 v1 = [3, 1, 6, 1], out1 = [2, 2, 4, 1].
+    #    Mistakes: no scaling: rows [9/10, 1/10], [1/2, 1/2]. Divided by d = 4: row 0 is softmax([ln3/2, 0])
+    #    = [√3, 1]/(√3 + 1). Softmax over the queries (columns sum to 1): [[1/2, 1/4], [1/2, 3/4]].
+    #    k @ qᵀ (scores transposed): softmax of [[ln3, ln3], [0, ln3]] = [[1/2, 1/2], [1/4, 3/4]].
+    q = _t([[[[L3, L3, 0, 0], [L3, L3, L3, L3]]]])
+    k = _t([[[[1, 1, 0, 0], [0, 0, 1, 1]]]])
+    v = _t([[[[4, 0, 8, 1], [0, 4, 0, 1]]]])
+    name = ("q = [[ln 3, ln 3, 0, 0], [ln 3, ln 3, ln 3, ln 3]], k = [[1, 1, 0, 0], [0, 0, 1, 1]], "
+            "v = [[4, 0, 8, 1], [0, 4, 0, 1]] (B = 1, nh = 1, T = 2, hs = 4), key_mask None")
+    out, probs = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, q, k, v))
+    r3 = math.sqrt(3)
+    if isinstance(probs, torch.Tensor) and _close(probs, _t([[[[1 / 2, 1 / 2], [1 / 4, 3 / 4]]]])):
+        raise ExerciseError(f"{name}: received probs {_rounded(probs)}\n  hint: your scores are transposed: "
+                            "scores[i, j] = q_i · k_j, that is q @ k.transpose(-2, -1), of shape (B, nh, T_q, T_k)")
+    if isinstance(probs, torch.Tensor) and _close(probs, _t([[[[r3 / (r3 + 1), 1 / (r3 + 1)], [1 / 2, 1 / 2]]]])):
+        raise ExerciseError(f"{name}: received probs {_rounded(probs)}\n  hint: you divided the scores by d = hs = "
+                            "4; divide by √d = 2")
+    _case(fn, name, q, k, v, None, _t([[[[3 / 4, 1 / 4], [1 / 2, 1 / 2]]]]), _t([[[[3, 1, 6, 1], [2, 2, 4, 1]]]]),
+          "probs = softmax(q @ kᵀ / √hs) over the last axis (the keys)")
+    hand += 1
+
+    # 2. Case 1 plus a third token, [PAD], with key_mask [[True, True, False]]: k2 = [1, 1, 1, 1],
+    #    v2 = [100, 100, 100, 100], and q2 = q0. Key 2 must get probability 0 from every query, so
+    #    the rows are those of case 1: [3/4, 1/4, 0], [1/2, 1/2, 0], and for q2 = q0: [3/4, 1/4, 0].
+    #    Mistakes. Key 2 not masked: scaled scores q·k2/2 = ln3 for q0 and q2, 2 ln3 for q1, so rows
+    #    [3, 1, 3]/7, [3, 3, 9]/15, [3, 1, 3]/7. The padded query's row masked instead: row 2 uniform (finite
+    #    fill) or NaN (-inf). Score set to 0 (masked_fill with 0, or scores times the mask): rows
+    #    softmax([ln3, 0, 0]) = [3/5, 1/5, 1/5], [3/7, 3/7, 1/7], [3/5, 1/5, 1/5]. Inverted: all on key 2.
+    q = _t([[[[L3, L3, 0, 0], [L3, L3, L3, L3], [L3, L3, 0, 0]]]])
+    k = _t([[[[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 1]]]])
+    v = _t([[[[4, 0, 8, 1], [0, 4, 0, 1], [100, 100, 100, 100]]]])
+    key_mask = torch.tensor([[True, True, False]])
+    name = ("the two tokens of the first case plus a [PAD] token: q2 = q0, k2 = [1, 1, 1, 1], "
+            "v2 = [100, 100, 100, 100], key_mask [[True, True, False]]")
+    out, probs = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, q, k, v, key_mask))
+    if isinstance(probs, torch.Tensor) and _close(probs, _t([[[[3 / 5, 1 / 5, 1 / 5], [3 / 7, 3 / 7, 1 / 7],
+                                                                 [3 / 5, 1 / 5, 1 / 5]]]])):
+        raise ExerciseError(f"{name}: received probs {_rounded(probs)}\n  hint: the [PAD] key (column 2) gets "
+                            "probability: its score was set to 0, and exp(0) is not 0; fill masked scores with a "
+                            "large negative number, torch.finfo(scores.dtype).min, instead of 0 or multiplying by "
+                            "the mask")
+    _case(fn, name, q, k, v, key_mask, _t([[[[3 / 4, 1 / 4, 0], [1 / 2, 1 / 2, 0], [3 / 4, 1 / 4, 0]]]]),
+          _t([[[[3, 1, 6, 1], [2, 2, 4, 1], [3, 1, 6, 1]]]]),
+          "every query (padded ones included) must give the [PAD] key probability exactly 0; the mask hides keys, "
+          "the columns of the (T_q, T_k) scores")
+    hand += 1
+
+    # 3. Two sequences × two heads, every head a copy of case 2's tensors: sequence 0 with key_mask
+    #    [True, True, False] (rows of case 2), sequence 1 with no padding (the unmasked rows [3, 1, 3]/7,
+    #    [1, 1, 3]/5, [3, 1, 3]/7). A mask that lines sequences up with heads, or uses sequence 0's mask
+    #    everywhere, or a scale of √(nh·hs) = √8 instead of √hs = 2, gives other numbers.
+    q2, k2, v2 = (t.expand(2, 2, 3, 4).clone() for t in (q, k, v))
+    key_mask = torch.tensor([[True, True, False], [True, True, True]])
+    masked, full = [[3 / 4, 1 / 4, 0], [1 / 2, 1 / 2, 0], [3 / 4, 1 / 4, 0]], [[3 / 7, 1 / 7, 3 / 7],
+                                                                             [1 / 5, 1 / 5, 3 / 5],
+                                                                             [3 / 7, 1 / 7, 3 / 7]]
+    expected = _t([[masked, masked], [full, full]])
+    name = ("B = 2 sequences × nh = 2 heads, each head holding the tensors of case 2; key_mask "
+            "[[True, True, False], [True, True, True]]")
+    _case(fn, name, q2, k2, v2, key_mask, expected, expected.double() @ v2.double(),
+          "sequence b is masked by its own row key_mask[b], in every head: key_mask[:, None, None, :]")
+    hand += 1
+
+    # 4. Cross-attention shapes: one query (q1 of case 1) against the three keys of case 2, key 2 padded:
+    #    probs [[1/2, 1/2, 0]] of shape (1, 1, 1, 3), out [[2, 2, 4, 1]]. Code that assumes T_q == T_k fails.
+    q1 = _t([[[[L3, L3, L3, L3]]]])
+    name = "one query q = [[ln 3, ln 3, ln 3, ln 3]] (T_q = 1) against the three keys of case 2 (T_k = 3)"
+    _case(fn, name, q1, k, v, torch.tensor([[True, True, False]]), _t([[[[1 / 2, 1 / 2, 0]]]]),
+          _t([[[[2, 2, 4, 1]]]]), "probs has shape (B, nh, T_q, T_k): one row per query, one column per key")
+    hand += 1
+
+    # 5. A sequence that is all padding (it happens with a filler row of a batch): its probabilities are
+    #    never read, but they must not be NaN, which would spread through every later layer.
+    name = "B = 2, the second sequence all padding: key_mask [[True, True, False], [False, False, False]]"
+    key_mask = torch.tensor([[True, True, False], [False, False, False]])
+    out, probs = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, q2, k2, v2, key_mask))
+    for what, t in (("probs", probs), ("out", out)):
+        if isinstance(t, torch.Tensor) and not torch.isfinite(t).all():
+            raise ExerciseError(f"{name}: your {what} contain NaN or inf for the all-padding sequence\n  hint: -inf "
+                                "in every score of a row gives softmax 0/0 = NaN; fill with "
+                                "torch.finfo(scores.dtype).min (or -10000): padded keys still get exactly 0")
+    _check_probs(name, probs[:1] if isinstance(probs, torch.Tensor) else probs, _t([[masked, masked]]), q2[:1],
+                 k2[:1], key_mask[:1], "the first sequence must be unchanged by the second")
+    hand += 1
+
+    # Random: compared with F.scaled_dot_product_attention (out; and probs, as its output for v = the
+    # identity matrix) and with the explicit path of minibert's SelfAttention (probs).
+    random = 0
+    for seed, (B, nh, Tq, Tk, hs, lengths, kind, dtype) in enumerate([
+            (2, 3, 5, 5, 8, None, None, torch.float32),
+            (3, 2, 6, 6, 16, [6, 4, 2], torch.long, torch.float32),
+            (3, 4, 7, 7, 6, [7, 5, 1], torch.bool, torch.float32),
+            (3, 3, 4, 9, 8, [9, 3, 6], torch.bool, torch.float32),
+            (2, 2, 6, 3, 4, [3, 2], torch.long, torch.float64)]):
+        g = torch.Generator().manual_seed(100 + seed)
+        mask = None if lengths is None else (torch.arange(Tk)[None, :] < torch.tensor(lengths)[:, None])  # (B, T_k)
+        attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T_k), True = may attend
+        minibert_probs = None
+        if kind is torch.bool and Tq == Tk:  # q, k, v from a minibert SelfAttention, with its probabilities
+            attn = _model(BertConfig(hidden_size=nh * hs, num_attention_heads=nh), SelfAttention, seed)
+            x = torch.randn(B, Tq, nh * hs, generator=g)
+            with torch.no_grad():
+                q, k, v = (attn.split_heads(lin(x)) for lin in (attn.query, attn.key, attn.value))
+                minibert_probs = attn(x, attn_mask, need_probs=True)[1]
+            source = "q, k, v from minibert's SelfAttention, compared with its probabilities and with SDPA"
+        else:
+            q = 1.5 * torch.randn(B, nh, Tq, hs, generator=g, dtype=dtype)
+            k = 1.5 * torch.randn(B, nh, Tk, hs, generator=g, dtype=dtype)
+            v = torch.randn(B, nh, Tk, hs, generator=g, dtype=dtype)
+            source = "compared with F.scaled_dot_product_attention"
+        with torch.no_grad():
+            expected_out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
+            eye = torch.eye(Tk, dtype=dtype).expand(B, nh, Tk, Tk)
+            expected_probs = F.scaled_dot_product_attention(q, k, eye, attn_mask=attn_mask)
+        if minibert_probs is not None:
+            assert torch.allclose(expected_probs, minibert_probs, atol=1e-6)
+        key_mask = None if mask is None else mask.to(kind)
+        masked = "no key_mask" if mask is None else f"key_mask of dtype {kind} with real lengths {lengths}"
+        name = (f"random case {random + 1}: B={B}, nh={nh}, T_q={Tq}, T_k={Tk}, hs={hs}, {dtype}, {masked}; "
+                f"{source}")
+        hints = dict(SHAPE_ERRORS)
+        if kind is torch.long:
+            hints = {"boolean masks": "key_mask may hold 0/1 integers: key_mask.bool() turns it into True/False",
+                     **hints}
+        args = (q, k, v) + (() if key_mask is None else (key_mask,))
+        out, probs = _pair(name, _call_pure(fn, name, hints, *args))
+        _check_probs(name, probs, expected_probs, q, k, key_mask,
+                     "key_mask may hold 0/1 integers: key_mask.bool() turns it into True/False"
+                     if kind is torch.long else "")
+        expect_close(name + ", out", out, expected_out, atol=1e-5)
+        random += 1
+    passed("scaled_attention", f"{hand} hand-computed cases and {random} random ones agree with minibert and "
+                               "F.scaled_dot_product_attention")
