@@ -15,8 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "minibert"
 MODEL_ROOMS = {"model", "heads"}
 MODEL_MAY_IMPORT = {"config", "inputs", "model", "checkpoint", "heads"}
 TOKENIZER_MAY_IMPORT = {"tokenizer", "hub"}
-# The rooms above the core: loops, checkers, pictures, the paper's numbers.
-UPPER = {"training", "pretrain", "finetune", "check", "viz", "attention_view", "paper"}
+# The rooms above the core: loops, measurements of trained models, checkers, pictures, the paper's numbers.
+UPPER = {"training", "pretrain", "finetune", "analysis", "check", "viz", "attention_view", "paper"}
 LOOPS = {"pretrain", "finetune"}
 
 
