@@ -15,11 +15,17 @@ The learner's notebook gets, in place of each region, `raise NotImplementedError
 indentation, naming the exercise. Outputs and execution counts are cleared. The cell that runs an
 exercise's checker is tagged `check` in the solutions; in the learner's notebook it is also tagged
 `raises-exception`, since it raises until the exercise is done (nbval lets it).
+
+Relative links in the solutions are written from exercises/solutions/ (`../../notebooks/NN_topic.ipynb`
+to the chapter, `../NN_topic.ipynb` to the learner's notebook), so that they work where they are; the
+learner's notebook gets each one rewritten from exercises/ (`../notebooks/NN_topic.ipynb`). A link that
+leads nowhere from solutions/ is copied as it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -30,10 +36,23 @@ HERE = Path(__file__).resolve().parent
 BEGIN = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
 END = re.compile(r"^\s*### END SOLUTION\s*$")
 EXERCISE = re.compile(r"^## Exercise (\d+\.\d+)", re.MULTILINE)
+# A markdown link's target, `[text](target)` or `href="target"`.
+LINK = re.compile(r"(\]\(|href=\")([^)\s\"#?]+)")
 
 
 class BuildError(ValueError):
     pass
+
+
+def relink(source: str, solutions: Path = HERE / "solutions", learner: Path = HERE) -> str:
+    """`source` (markdown of a solution notebook) with each relative link that resolves from `solutions`
+    rewritten to resolve the same from `learner`."""
+    def move(match: re.Match) -> str:
+        opening, target = match.groups()
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("/") or not (solutions / target).exists():
+            return match.group(0)  # a URL, an absolute path, or a link this function cannot place
+        return opening + Path(os.path.relpath(solutions / target, learner)).as_posix()
+    return LINK.sub(move, source)
 
 
 def strip_solutions(source: str, exercise: str, where: str) -> str:
@@ -62,6 +81,8 @@ def learner_notebook(solutions: nbformat.NotebookNode, name: str) -> nbformat.No
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown" and (found := EXERCISE.findall(cell.source)):
             exercise = found[-1]
+        if cell.cell_type == "markdown":
+            cell.source = relink(cell.source)
         if cell.cell_type != "code":
             continue
         cell.source = strip_solutions(cell.source, exercise, f"{name} cell {i}")
@@ -103,9 +124,9 @@ def main() -> None:
         if stale:
             sys.exit(f"{', '.join(stale)} in exercises/ differ from what exercises/build.py makes from "
                      "exercises/solutions/. If you changed a solution, run `python exercises/build.py` and commit "
-                     "the result. If you did the exercises in these files, move them to exercises/mine/ (your "
-                     "copies, which `make course` makes and the tests leave alone), then restore the originals "
-                     "with `git checkout exercises/`.")
+                     "the result. If you did the exercises in these files, move them to course/exercises/ (your "
+                     "copy of the course, which `make course` makes and the tests leave alone), then restore the "
+                     "originals with `git checkout exercises/`.")
         print("the learner notebooks are up to date")
     else:
         print(f"wrote {len(stale)} learner notebook(s); the others were up to date")

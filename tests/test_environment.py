@@ -1,6 +1,7 @@
 """The set-up is what the README says: two commands, pinned versions, pip and conda in step."""
 
 import ast
+import os
 import re
 import subprocess
 import tomllib
@@ -40,10 +41,79 @@ def conda_pins() -> dict[str, str]:
     return pins
 
 
+def makefile_python_versions() -> list[str]:
+    found = re.search(r"^PYTHON_VERSIONS := (.+)$", (ROOT / "Makefile").read_text(), flags=re.MULTILINE)
+    assert found, "the Makefile names the Python versions it accepts in PYTHON_VERSIONS"
+    return found.group(1).split()
+
+
 def test_pip_and_conda_list_the_same_pinned_packages():
     conda = conda_pins()
-    assert conda.pop("python") == "3.11"
+    assert conda.pop("python") in makefile_python_versions()
     assert conda == pyproject_pins()
+
+
+def test_python_versions_are_the_same_everywhere():
+    """The Makefile accepts what pyproject.toml's requires-python allows, and the README names them."""
+    spec = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    low, high = re.fullmatch(r">=3\.(\d+),<3\.(\d+)", spec.replace(" ", "")).groups()
+    allowed = [f"3.{minor}" for minor in range(int(low), int(high))]
+    assert makefile_python_versions() == allowed
+    readme = (ROOT / "README.md").read_text().split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert ", ".join(allowed[:-1]) + f" or {allowed[-1]}" in readme
+
+
+def _fake_pythons(folder: Path, versions: dict[str, str | None]) -> dict[str, str]:
+    """Interpreters that only answer the set-up's version question; None: one that fails (a pyenv shim)."""
+    folder.mkdir()
+    for name in ["python3"] + [f"python{v}" for v in makefile_python_versions()]:
+        version = versions.get(name)
+        (folder / name).write_text(f"#!/bin/sh\necho {version}\n" if version else "#!/bin/sh\nexit 127\n")
+        (folder / name).chmod(0o755)
+    return {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}"}
+
+
+@pytest.mark.parametrize("versions, chosen", [
+    ({"python3": "3.12"}, "python3"),  # a learner with 3.12 as python3 is not turned away
+    ({"python3": "3.10", "python3.11": None, "python3.13": "3.13"}, "python3.13"),
+    ({"python3": "3.14", "python3.11": "3.11"}, "python3"),
+    ({"python3": "3.15"}, None),
+    ({}, None),
+])
+def test_set_up_uses_a_python_the_pinned_torch_supports(tmp_path, versions, chosen):
+    env = _fake_pythons(tmp_path / "bin", versions)
+    venv = tmp_path / "venv"
+    if chosen:  # a dry run prints the commands the set-up would run
+        result = subprocess.run(["make", "-n", f"VENV={venv}", f"{venv}/.minibert-installed"], cwd=ROOT, env=env,
+                                capture_output=True, text=True)
+        assert f"\n{chosen} -m venv {venv}\n" in result.stdout, result.stdout
+    else:  # the set-up stops before it makes anything, naming the versions it accepts
+        result = subprocess.run(["make", "-s", f"VENV={venv}", f"{venv}/.minibert-installed"], cwd=ROOT, env=env,
+                                capture_output=True, text=True)
+        assert result.returncode != 0 and not venv.exists()
+        assert " ".join(makefile_python_versions()) in result.stdout and "make PYTHON=" in result.stdout, result.stdout
+
+
+def test_set_up_asks_for_npm_before_it_installs_anything():
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("$(STAMP): pyproject.toml Makefile", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("$(NEED_NPM)") < recipe.index("-m venv")
+    for stamp in ("$(CORPUS_STAMP):", "$(JS_STAMP):"):
+        assert "$(NEED_NPM)" in makefile.split(stamp, 1)[1].split("\n\n", 1)[0], stamp
+    assert "apt-get install npm" in makefile and "brew install node" in makefile
+    quick_start = (ROOT / "README.md").read_text().split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    for prerequisite in ("GNU make", "npm", "Chromium", "chromium-driver"):
+        assert prerequisite in quick_start, prerequisite
+
+
+def test_make_course_and_the_browser_test_start_jupyterlab_the_same_way():
+    """`make course` runs notebooks/course.py, whose workspace and command tests/test_browser.py uses."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^course: setup\n\t\$\(BIN\)/python notebooks/course\.py ", makefile, flags=re.MULTILINE)
+    assert re.search(r"^test: setup browser$", makefile, flags=re.MULTILINE)
+    browser_test = (ROOT / "tests" / "test_browser.py").read_text()
+    assert "course.prepare(" in browser_test and "course.lab_command(" in browser_test
+    assert "selenium" in pyproject_pins() and "/course/" in (ROOT / ".gitignore").read_text().split()
 
 
 def test_torch_is_pinned_and_installed_first():

@@ -1,25 +1,74 @@
 """Pictures for the chapters, one file by subject; everything draws with matplotlib (or builds a
 pandas table), so it renders offline, in JupyterLab and in a notebook stored on GitHub.
 
-- `attention`: heatmaps of one head, of one layer's heads, of every layer
-- `masking`: what the 15% / 80-10-10 rule did to each token
-- `theory`: measured values beside expected ones
+- `attention`: heatmaps of one head, of one layer's heads, of every layer; one query's soft lookup
+- `encoder`: chapter 03's worked examples (small vectors, post-LN and pre-LN drawn, GELU) and where
+  attention goes by kind of key
+- `diagrams`: the paper's Figures 1 and 3 and next sentence prediction drawn; what each model's
+  positions may read (GPT's triangle, ELMo's two, BERT's square) and what reaches them through layers
+- `embeddings`: the input representation, token + segment + position (the paper's Figure 2)
+- `masking`: what the 15% / 80-10-10 rule did to each token; the rule as a tree; a sentence masked by
+  hand; a chunk cut into A and B for next-sentence prediction
+- `theory`: measured values beside expected ones, proportions with their binomial intervals
 - `fonts`: text the monospace font can draw
+- `wordpiece`: words cut into pieces, WordPiece merges and the greedy search drawn, chapter 01's tables
 
 The interactive bertviz views are in `minibert.attention_view`; training curves against the course's
 reference runs are `minibert.pretrain.plot_run` (it lives with the training loop it reads).
 """
 
-from .attention import attention_heads, attention_heatmap, attention_layers
-from .masking import MASKING_COLOURS, masking_kinds, masking_view
-from .theory import against_theory
+from .attention import attention_heads, attention_heatmap, attention_layers, soft_lookup
+from .diagrams import (CONTEXT_COLOURS, SEGMENT_COLOURS, architectures_figure, context_mask,
+                       context_masks_figure, mask_panels, nsp_figure, pretrain_finetune_figure, reach,
+                       similarity_heatmap)
+from .embeddings import input_representation
+from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagrams, vector_grids
+from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
+                      masking_view, nsp_cut)
+from .theory import Z_999, against_theory, binomial_halfwidth, rates_table
+from .wordpiece import (TOKEN_COLOURS, greedy_figure, greedy_trace, merges_figure, pairs_table,
+                        stages_table, sweep_figure, token_rows, tokens_table)
 
 __all__ = [
     "MASKING_COLOURS",
+    "NSP_COLOURS",
+    "Z_999",
     "against_theory",
     "attention_heads",
     "attention_heatmap",
     "attention_layers",
+    "binomial_halfwidth",
+    "fate_counts",
+    "masked_by_hand",
+    "attention_shares",
+    "gelu_curves",
+    "layer_diagram",
+    "layer_diagrams",
+    "vector_grids",
+    "input_representation",
     "masking_kinds",
+    "masking_rule",
     "masking_view",
+    "nsp_cut",
+    "rates_table",
+    "TOKEN_COLOURS",
+    "greedy_figure",
+    "greedy_trace",
+    "merges_figure",
+    "pairs_table",
+    "stages_table",
+    "sweep_figure",
+    "token_rows",
+    "tokens_table",
+    "soft_lookup",
+    "CONTEXT_COLOURS",
+    "SEGMENT_COLOURS",
+    "architectures_figure",
+    "context_mask",
+    "context_masks_figure",
+    "mask_panels",
+    "nsp_figure",
+    "pretrain_finetune_figure",
+    "reach",
+    "similarity_heatmap",
 ]
