@@ -1,6 +1,8 @@
 """Pictures for the chapters, one file by subject; everything draws with matplotlib (or builds a
 pandas table), so it renders offline, in JupyterLab and in a notebook stored on GitHub.
 
+- `analysis`: chapter 06's measurements of real heads: a layer × head grid of numbers, lines by layer,
+  one per-head measurement against another
 - `attention`: heatmaps of one head, of one layer's heads, of every layer; one query's soft lookup
 - `encoder`: chapter 03's worked examples (small vectors, post-LN and pre-LN drawn, GELU) and where
   attention goes by kind of key
@@ -9,6 +11,8 @@ pandas table), so it renders offline, in JupyterLab and in a notebook stored on 
 - `embeddings`: the input representation, token + segment + position (the paper's Figure 2)
 - `masking`: what the 15% / 80-10-10 rule did to each token; the rule as a tree; a sentence masked by
   hand; a chunk cut into A and B for next-sentence prediction
+- `pretraining`: chapter 05's learning-rate schedule, a run's MLM and NSP losses apart, loss baselines
+  with their perplexities, a model's top guesses behind [MASK]
 - `theory`: measured values beside expected ones, proportions with their binomial intervals
 - `fonts`: text the monospace font can draw
 - `wordpiece`: words cut into pieces, WordPiece merges and the greedy search drawn, chapter 01's tables
@@ -17,6 +21,7 @@ The interactive bertviz views are in `minibert.attention_view`; training curves 
 reference runs are `minibert.pretrain.plot_run` (it lives with the training loop it reads).
 """
 
+from .analysis import head_grid, head_scatter, layer_lines
 from .attention import attention_heads, attention_heatmap, attention_layers, soft_lookup
 from .diagrams import (CONTEXT_COLOURS, SEGMENT_COLOURS, architectures_figure, context_mask,
                        context_masks_figure, mask_panels, nsp_figure, pretrain_finetune_figure, reach,
@@ -25,11 +30,15 @@ from .embeddings import input_representation
 from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagrams, vector_grids
 from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
                       masking_view, nsp_cut)
+from .pretraining import baselines_figure, fill_mask_table, losses_figure, schedule_figure
 from .theory import Z_999, against_theory, binomial_halfwidth, rates_table
 from .wordpiece import (TOKEN_COLOURS, greedy_figure, greedy_trace, merges_figure, pairs_table,
                         stages_table, sweep_figure, token_rows, tokens_table)
 
 __all__ = [
+    "head_grid",
+    "head_scatter",
+    "layer_lines",
     "MASKING_COLOURS",
     "NSP_COLOURS",
     "Z_999",
@@ -71,4 +80,8 @@ __all__ = [
     "pretrain_finetune_figure",
     "reach",
     "similarity_heatmap",
+    "baselines_figure",
+    "fill_mask_table",
+    "losses_figure",
+    "schedule_figure",
 ]

@@ -1,0 +1,178 @@
+"""The checkers of exercises 6.1 (a head's offset score) and 6.2 (attention entropy), on token-level
+attention (B, nh, T, T) with an attention mask (B, T): 1 at real tokens, 0 at padding."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from ..common import ExerciseError, call, minilm_tokenizer, passed, valid_lines
+
+
+def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpose=False, pooled=True):
+    """The pooled mean of probs[b, h, i, i + offset] over real (i, i + offset); the keyword arguments
+    produce the usual mistakes."""
+    B, nh, T, _ = probs.shape
+    i = torch.arange(T)
+    j = i + sign * offset
+    inside = (j >= 0) & (j < T)
+    i, j = i[inside], j[inside]
+    values = probs[:, :, j, i] if transpose else probs[:, :, i, j]  # (B, nh, P)
+    real = mask.bool()
+    valid = torch.ones(B, len(i), dtype=torch.bool)
+    if queries:
+        valid &= real[:, i]
+    if keys:
+        valid &= real[:, j]
+    w = valid[:, None].to(probs.dtype)
+    if pooled:
+        return (values * w).sum((0, 2)) / valid.sum()
+    return ((values * w).sum(2) / valid.sum(1, keepdim=True).clamp_min(1)).mean(0)  # (B, nh) -> (nh,)
+
+
+def _entropy_ref(probs, mask, *, log=torch.log, queries=True, axis=-1, pooled=True):
+    plogp = torch.where(probs > 0, probs * log(probs.clamp_min(1e-30)), torch.zeros(()))
+    h = -plogp.sum(axis)  # (B, nh, T): one entropy per query (per key with axis=-2)
+    valid = mask.bool() if queries else torch.ones_like(mask, dtype=torch.bool)
+    w = valid[:, None].to(probs.dtype)
+    if pooled:
+        return (h * w).sum((0, 2)) / valid.sum()
+    return ((h * w).sum(2) / valid.sum(1, keepdim=True)).mean(0)
+
+
+def _random_case(g, B, nh, T, lengths):
+    mask = (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None]).long()  # (B, T)
+    scores = torch.randn(B, nh, T, T, generator=g, dtype=torch.float64) * 2
+    scores = scores.masked_fill(~mask.bool()[:, None, None, :], float("-inf"))
+    return scores.softmax(-1), mask  # padded keys get exactly 0, as in BERT
+
+
+@lru_cache(maxsize=1)
+def _minilm_case():
+    from ...hub import minilm_path
+    from ...model import BertModel
+
+    batch = minilm_tokenizer()(list(valid_lines()[:3]), padding=True, truncation=True, max_length=40,
+                               return_tensors="pt")
+    model = BertModel.from_pretrained(minilm_path())
+    with torch.no_grad():
+        probs = model(**batch, output_attentions=True).attentions[1].double()  # layer 1: (B, 12, T, T)
+    return probs, batch["attention_mask"]
+
+
+def _as_tensor(name, got, nh):
+    if isinstance(got, (torch.Tensor, np.ndarray, list, tuple)):
+        got = torch.as_tensor(np.asarray(got.detach().cpu() if isinstance(got, torch.Tensor) else got,
+                                         dtype=np.float64))
+        if got.shape == (nh,):
+            return got
+    shape = tuple(got.shape) if hasattr(got, "shape") else type(got).__name__
+    raise ExerciseError(f"{name}: expected one number per head, shape ({nh},), received {shape}"
+                        + ("\n  hint: average over the batch and the positions, not over the heads"
+                           if getattr(got, "ndim", 1) == 0 else ""))
+
+
+def _compare(name, got, expected, mistakes, atol=1e-6):
+    if torch.allclose(got, expected, atol=atol, rtol=1e-6):
+        return
+    if torch.isnan(got).any():
+        hint = "your result has NaN: a padded key has probability exactly 0, and 0 · log 0 must count as 0"
+    else:
+        hint = next((h for h, wrong in mistakes if torch.allclose(got, wrong, atol=atol, rtol=1e-6)), "")
+    raise ExerciseError(f"{name}:\n  expected {[round(x, 6) for x in expected.tolist()]}\n  received "
+                        f"{[round(x, 6) for x in got.tolist()]}" + (f"\n  hint: {hint}" if hint else ""))
+
+
+def _run(fn, name, probs, mask, *args):
+    p, m = probs.clone(), mask.clone()
+    got = call(fn, name, p, m, *args)
+    if not (torch.equal(p, probs) and torch.equal(m, mask)):
+        raise ExerciseError(f"{name}: your function changed its input tensors; compute on copies "
+                            "(e.g. `probs * mask` instead of `probs.mul_(mask)`)")
+    return _as_tensor(name, got, probs.shape[1])
+
+
+_OFFSET_MISTAKES = [
+    ("this is the score at the opposite offset: query i looks at key i + offset (offset -1: the previous token)",
+     dict(sign=-1)),
+    ("this reads probs[..., i + offset, i], the attention *from* the other token to i; rows are queries, "
+     "columns keys", dict(transpose=True)),
+    ("this counts padded positions: keep only pairs whose query and key are both real tokens",
+     dict(keys=False, queries=False)),
+    ("this counts pairs whose key is padding (probability 0): both the query and the key must be real",
+     dict(keys=False)),
+    ("this counts pairs whose query is padding: both the query and the key must be real", dict(queries=False)),
+    ("this is a mean of per-sentence means; the score pools every valid pair of the batch, so a longer "
+     "sentence counts for more pairs", dict(pooled=False)),
+]
+
+
+def offset_score(fn) -> None:
+    """fn(probs (B, nh, T, T), attention_mask (B, T), offset) -> (nh,) pooled mean of probs[b, h, i, i + offset]."""
+    # Hand case: one head, T = 3, no padding. Previous token: rows 1 and 2 at columns 0 and 1.
+    probs = torch.tensor([[[[0.5, 0.25, 0.25], [0.6, 0.3, 0.1], [0.1, 0.2, 0.7]]]], dtype=torch.float64)
+    mask = torch.ones(1, 3, dtype=torch.long)
+    for offset, expected in [(-1, (0.6 + 0.2) / 2), (1, (0.25 + 0.1) / 2), (2, 0.25), (-2, 0.1)]:
+        name = f"hand case probs = {probs[0, 0].tolist()}, offset {offset}"
+        got = _run(fn, name, probs, mask, offset)
+        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
+        _compare(name, got, torch.tensor([expected], dtype=torch.float64), mistakes)
+    g = torch.Generator().manual_seed(61)
+    cases = [(2, 3, 6, [6, 4], -1), (3, 2, 7, [7, 3, 5], 1), (2, 4, 9, [5, 9], -2), (1, 2, 5, [5], 3)]
+    for B, nh, T, lengths, offset in cases:
+        probs, mask = _random_case(g, B, nh, T, lengths)
+        name = f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}, offset {offset}"
+        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
+        _compare(name, _run(fn, name, probs, mask, offset), _offset_ref(probs, mask, offset), mistakes)
+    probs, mask = _minilm_case()
+    for offset in (-1, 1):
+        name = f"all-MiniLM-L6-v2, layer 1, three padded sentences, offset {offset}"
+        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
+        _compare(name, _run(fn, name, probs, mask, offset), _offset_ref(probs, mask, offset), mistakes)
+    passed("offset_score", f"4 hand-computed offsets, {len(cases)} random padded batches and MiniLM's real "
+                           "attention agree")
+
+
+_ENTROPY_MISTAKES = [
+    ("this is in bits (log base 2); the entropy here is in nats, with the natural log", dict(log=torch.log2)),
+    ("this averages over padded queries too: only real tokens' rows count", dict(queries=False)),
+    ("this sums over the queries (dim -2); each row, one query's distribution over keys, has an entropy",
+     dict(axis=-2)),
+    ("this is a mean of per-sentence means; pool every real query of the batch", dict(pooled=False)),
+]
+
+
+def attention_entropy(fn) -> None:
+    """fn(probs (B, nh, T, T), attention_mask (B, T)) -> (nh,) mean over real queries of -Σ p ln p."""
+    # Hand case: two heads; head 0 spreads each row evenly over 2 keys (ln 2), head 1 looks at one key (0).
+    probs = torch.tensor([[[[0.5, 0.5], [0.5, 0.5]], [[1.0, 0.0], [0.0, 1.0]]]], dtype=torch.float64)
+    mask = torch.ones(1, 2, dtype=torch.long)
+    hand = [("hand case: head 0 uniform over 2 keys, head 1 one-hot", probs, mask, [math.log(2), 0.0])]
+    # Uniform over 4 keys (ln 4) in the real row, a padded second row that must not count.
+    pad = torch.tensor([[[[0.25] * 4 + [0.0], [0.25] * 4 + [0.0], [0.25] * 4 + [0.0], [0.25] * 4 + [0.0],
+                          [1.0, 0.0, 0.0, 0.0, 0.0]]]], dtype=torch.float64)
+    hand.append(("hand case: rows uniform over 4 real keys, 1 padded key and 1 padded query", pad,
+                 torch.tensor([[1, 1, 1, 1, 0]]), [math.log(4)]))
+    for name, p, m, expected in hand:
+        got = _run(fn, name, p, m)
+        if got.lt(-1e-6).any():
+            raise ExerciseError(f"{name}: received {got.tolist()}, negative\n  hint: entropy is −Σ p ln p: "
+                                "mind the minus sign")
+        _compare(name, got, torch.tensor(expected, dtype=torch.float64),
+                 [(h, _entropy_ref(p, m, **kw)) for h, kw in _ENTROPY_MISTAKES])
+    g = torch.Generator().manual_seed(62)
+    cases = [(2, 3, 6, [6, 4]), (3, 2, 7, [7, 3, 5]), (1, 4, 5, [5])]
+    for B, nh, T, lengths in cases:
+        probs, mask = _random_case(g, B, nh, T, lengths)
+        name = f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}"
+        _compare(name, _run(fn, name, probs, mask), _entropy_ref(probs, mask),
+                 [(h, _entropy_ref(probs, mask, **kw)) for h, kw in _ENTROPY_MISTAKES], atol=1e-5)
+    probs, mask = _minilm_case()
+    name = "all-MiniLM-L6-v2, layer 1, three padded sentences"
+    _compare(name, _run(fn, name, probs, mask), _entropy_ref(probs, mask),
+             [(h, _entropy_ref(probs, mask, **kw)) for h, kw in _ENTROPY_MISTAKES], atol=1e-5)
+    passed("attention_entropy", f"{len(hand)} hand-computed cases, {len(cases)} random padded batches and "
+                                "MiniLM's real attention agree")

@@ -1,0 +1,134 @@
+"""The checker of exercise 5.3: gradient accumulation that is exact, k micro-batches leaving the
+gradient of the whole batch's loss (the mean MLM loss over all its labelled positions plus the mean
+NSP loss over all its pairs)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..common import ExerciseError, call, passed
+from ._numbers import as_float
+
+IGNORE = -100
+
+
+def _model(seed: int = 0):
+    from ...config import BertConfig
+    from ...heads import BertForPreTraining
+
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=40, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=24, max_position_embeddings=16, hidden_dropout_prob=0.0,
+                        attention_probs_dropout_prob=0.0)
+    return BertForPreTraining(config).train()  # no dropout: the same function of the weights on every call
+
+
+def _batch(B: int, T: int, counts: list[int], seed: int) -> dict:
+    """B rows of T tokens, row b with counts[b] labelled positions and a padded tail."""
+    g = torch.Generator().manual_seed(seed)
+    input_ids = torch.randint(5, 40, (B, T), generator=g)
+    lengths = [max(3, T - int(torch.randint(0, T // 2, (), generator=g))) for _ in range(B)]
+    attention_mask = (torch.arange(T)[None] < torch.tensor(lengths)[:, None]).long()
+    input_ids = input_ids * attention_mask
+    labels = torch.full((B, T), IGNORE)
+    for b, n in enumerate(counts):
+        where = 1 + torch.randperm(lengths[b] - 2, generator=g)[:n]
+        labels[b, where] = torch.randint(5, 40, (len(where),), generator=g)
+    return dict(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids), attention_mask=attention_mask,
+                labels=labels, next_sentence_label=torch.randint(0, 2, (B,), generator=g))
+
+
+def _grads(model) -> list[torch.Tensor]:
+    return [p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p) for p in model.parameters()]
+
+
+def _relative(a: list[torch.Tensor], b: list[torch.Tensor]) -> float:
+    num = math.sqrt(sum(float((x - y).pow(2).sum()) for x, y in zip(a, b, strict=True)))
+    return num / max(1e-12, math.sqrt(sum(float(y.pow(2).sum()) for y in b)))
+
+
+def _simulate(model, batch, k, *, strided=False, mlm="share", nsp="rows", only_last=False) -> list[torch.Tensor]:
+    """The gradients a mistaken accumulation leaves: micro-batches contiguous or strided, each loss
+    weighted by `mlm`/`nsp` ("share": labelled positions, "rows": rows, "k": 1/k, "one": 1)."""
+    rows = batch["input_ids"].shape[0] // k
+    n_all = int((batch["labels"] != IGNORE).sum())
+    pieces = [{key: v[i::k] if strided else v[i * rows:(i + 1) * rows] for key, v in batch.items()} for i in range(k)]
+    weight = {"share": lambda piece: int((piece["labels"] != IGNORE).sum()) / n_all, "rows": lambda piece: 1 / k,
+              "k": lambda piece: 1 / k, "one": lambda piece: 1.0}
+    model.zero_grad(set_to_none=True)
+    for piece in pieces[-1:] if only_last else pieces:
+        out = model(**piece)
+        (out.mlm_loss * weight[mlm](piece) + out.nsp_loss * weight[nsp](piece)).backward()
+    grads = _grads(model)
+    model.zero_grad(set_to_none=True)
+    return grads
+
+
+def _hint(model, batch, k, got_grads, full_grads) -> str:
+    """Which known mistake gives the learner's gradients."""
+    equal = ("you weighted every micro-batch equally (loss / k), as minibert's loop does: close, not exact. The "
+             "MLM loss is a mean over labelled positions, so weigh each micro-batch's mlm_loss by its share of the "
+             "batch's labelled positions, and its nsp_loss by its share of the pairs")
+    last = "only the last micro-batch's gradient is left: zero the gradients once, before the loop, not inside it"
+    guesses = [
+        (dict(mlm="one", nsp="one"), "you summed the micro-batches' losses: each must be scaled by its share of "
+                                     "the batch, or the gradient is about k times too large"),
+        (dict(mlm="k", nsp="k"), equal), (dict(mlm="k", nsp="k", strided=True), equal),
+        (dict(mlm="share", nsp="share"), "you weighted the NSP loss by the share of labelled positions too: NSP is "
+                                         "a mean over pairs, so its weight is the micro-batch's share of the rows"),
+        (dict(only_last=True), last), (dict(mlm="k", nsp="k", only_last=True), last),
+        (dict(mlm="one", nsp="one", only_last=True), last),
+    ]
+    if _relative(got_grads, [torch.zeros_like(g) for g in full_grads]) < 1e-6:
+        return ("the gradients are zero: did you zero them after the last backward(), or compute the loss under "
+                "torch.no_grad()?")
+    for settings, text in guesses:
+        if _relative(got_grads, _simulate(model, batch, k, **settings)) < 1e-4:
+            return text
+    return ("mlm share = labelled positions in the micro-batch / labelled positions in the batch; nsp share = rows "
+            "in the micro-batch / rows in the batch; backward() on mlm_loss * mlm share + nsp_loss * nsp share; "
+            "every row in exactly one micro-batch")
+
+
+def accumulate(fn) -> None:
+    """`fn(model, batch, k) -> loss`: after it, every parameter's .grad is the gradient of
+    model(**batch).loss; the returned number is that loss."""
+    cases = [("8 rows in 4 micro-batches with 1+2, 6+5, 1+1 and 3+4 labelled positions", 8, [1, 2, 6, 5, 1, 1, 3, 4], 4),
+             ("6 rows in 2 micro-batches of 3 (2+2+2 and 7+1+6 labels)", 6, [2, 2, 2, 7, 1, 6], 2),
+             ("4 rows, k = 4: one row per micro-batch (1, 8, 3, 2 labels)", 4, [1, 8, 3, 2], 4),
+             ("5 rows, k = 1: the whole batch at once", 5, [3, 1, 4, 1, 5], 1)]
+    for n, (name, B, counts, k) in enumerate(cases):
+        batch = _batch(B, 12, counts, seed=n)
+        kept = {key: v.clone() for key, v in batch.items()}
+        model = _model(n)
+        model.zero_grad(set_to_none=True)
+        full = model(**batch).loss
+        full.backward()
+        full_grads = _grads(model)
+        for p in model.parameters():  # stale gradients from an earlier step, as a loop leaves them
+            p.grad = torch.full_like(p, 0.5)
+        case = f"{name}, k={k}"
+        got = call(fn, case, model, batch, k)
+        if set(batch) != set(kept) or any(not torch.equal(batch[key], kept[key]) for key in kept):
+            raise ExerciseError(f"{case}: your function changed the batch it was given\n  hint: slice it into new "
+                                "dicts (batch[key][i:j]); do not pop or overwrite its entries")
+        got_grads = _grads(model)
+        error = _relative(got_grads, full_grads)
+        if error > 1e-4:
+            if _relative(got_grads, [g + 0.5 for g in full_grads]) < 1e-4:
+                raise ExerciseError(f"{case}: the gradients still hold what was in .grad before the call (0.5 was "
+                                    "added to each)\n  hint: zero the gradients once, before the first micro-batch")
+            raise ExerciseError(f"{case}: the accumulated gradient differs from the whole batch's by "
+                                f"{error:.2%} (relative norm)\n  hint: {_hint(model, batch, k, got_grads, full_grads)}")
+        value, problem = as_float(got)
+        if problem:
+            raise ExerciseError(f"{case}: the returned loss {problem}\n  hint: return the whole batch's loss, e.g. "
+                                "the sum of the weighted micro-batch losses")
+        if not math.isclose(value, float(full.detach()), rel_tol=1e-4, abs_tol=1e-6):
+            raise ExerciseError(f"{case}: returned loss {value:.6f}, expected the whole batch's {float(full.detach()):.6f}\n  "
+                                "hint: add up each micro-batch's weighted loss (not the last one, nor the mean of "
+                                "their unweighted losses)")
+    passed("accumulate", f"{len(cases)} batches split in 1 to 4 micro-batches with unequal numbers of labelled "
+                         "positions: the gradients and the loss of the whole batch, from stale gradients")

@@ -1,0 +1,106 @@
+"""The checker of exercise 5.4: clipping by the global norm (Google's tf.clip_by_global_norm, torch's
+clip_grad_norm_): one norm over every gradient, every gradient scaled by the same factor, in place."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..common import ExerciseError, call, passed
+from ._numbers import as_float
+
+
+def _params(shapes, scale: float, seed: int, none_at=()) -> list[torch.nn.Parameter]:
+    g = torch.Generator().manual_seed(seed)
+    params = []
+    for i, shape in enumerate(shapes):
+        p = torch.nn.Parameter(torch.randn(shape, generator=g))
+        if i not in none_at:
+            p.grad = torch.randn(shape, generator=g) * scale
+        params.append(p)
+    return params
+
+
+def _norm_hint(got_norm, grads, max_norm) -> str:
+    """What the learner's returned norm is, if it is a known wrong one."""
+    norms = [g.norm() for g in grads if g is not None]
+    total = float(torch.stack(norms).norm())
+    flat = torch.cat([g.flatten() for g in grads if g is not None])
+    guesses = [(sum(float(n) for n in norms), "the global norm is sqrt(sum of squares) over every element, not the "
+                                              "sum of the per-tensor norms"),
+               (float(flat.abs().sum()), "that is the L1 norm: use the L2 norm, sqrt(sum(g**2))"),
+               (float(flat.abs().max()), "that is the largest element: use the L2 norm over every element")]
+    if total > max_norm:
+        guesses.append((max_norm, "return the norm before clipping (what the loop logs as grad_norm)"))
+    for value, text in guesses:
+        if math.isclose(got_norm, value, rel_tol=1e-4):
+            return text
+    return "norm = sqrt(sum over all p with a grad of (p.grad**2).sum()), computed before any scaling"
+
+
+def _grad_hint(got_norm, got_grads, grads, max_norm) -> str:
+    """Which known mistake gives the learner's clipped gradients."""
+    total = float(torch.stack([g.norm() for g in grads if g is not None]).norm())
+    same = lambda xs: all((a is None and b is None) or (a is not None and b is not None and  # noqa: E731
+                                                         torch.allclose(a, b, rtol=1e-4, atol=1e-7))
+                          for a, b in zip(got_grads, xs, strict=True))
+    if total > max_norm and same(grads):
+        return (f"the gradients were not changed, although the global norm {total:.3g} exceeds {max_norm}: scale "
+                "p.grad in place (p.grad.mul_(factor)) or assign p.grad = p.grad * factor")
+    if total <= max_norm:
+        return ("gradients below max_norm must be left as they are: scale only when the global norm exceeds "
+                "max_norm (factor min(1, max_norm / norm))")
+    if same([g * min(1.0, max_norm / float(g.norm())) if g is not None else None for g in grads]):
+        return ("you clipped each tensor to its own norm: one factor, max_norm / global norm, must scale every "
+                "gradient, so the direction of the whole gradient is kept")
+    return _norm_hint(got_norm, grads, max_norm) if got_norm is not None else "scale every gradient by max_norm / norm"
+
+
+def clip_grad_norm(fn) -> None:
+    """`fn(parameters, max_norm) -> total_norm`: the gradients of `parameters` (an iterable; some may have
+    no gradient) scaled in place so that their global L2 norm is at most max_norm; returns the norm before."""
+    cases = [("one vector [3, 4] (norm 5), max_norm 1", None, 1.0),
+             ("three tensors with a large gradient", ([(4, 3), (3,), (2, 2, 2)], 2.0, 0, ()), 1.0),
+             ("a gradient already small: nothing changes", ([(5, 4), (4,)], 0.01, 1, ()), 1.0),
+             ("one parameter without a gradient (frozen)", ([(6,), (3, 3), (2,)], 1.5, 2, (1,)), 0.5),
+             ("one tensor far larger than the others", ([(50,), (2,)], 1.0, 3, ()), 2.0),
+             ("a generator, as model.parameters() is: walk it once", ([(7, 2), (2,), (3,)], 3.0, 4, ()), 1.0)]
+    for name, spec, max_norm in cases:
+        if spec is None:
+            params = [torch.nn.Parameter(torch.tensor([1.0, -2.0]))]
+            params[0].grad = torch.tensor([3.0, 4.0])
+        else:
+            params = _params(*spec)
+        weights = [p.detach().clone() for p in params]
+        grads = [p.grad.clone() if p.grad is not None else None for p in params]
+        expected = [p.detach().clone().requires_grad_() for p in params]
+        for e, g in zip(expected, grads, strict=True):
+            e.grad = None if g is None else g.clone()
+        expected_norm = float(torch.nn.utils.clip_grad_norm_(expected, max_norm))
+        given = (p for p in params) if "generator" in name else params
+        case = f"{name}: gradient shapes {[tuple(p.shape) for p in params]}, max_norm={max_norm}"
+        got = call(fn, case, given, max_norm)
+        got_grads = [p.grad for p in params]
+        if any(not torch.equal(p.detach(), w) for p, w in zip(params, weights, strict=True)):
+            raise ExerciseError(f"{case}: the parameters themselves changed\n  hint: scale p.grad, not p (or p.data)")
+        if any((a is None) != (b is None) for a, b in zip(got_grads, grads, strict=True)):
+            raise ExerciseError(f"{case}: a parameter without a gradient got one, or lost its gradient\n  hint: skip "
+                                "parameters whose .grad is None")
+        norm, problem = as_float(got)
+        if problem:
+            raise ExerciseError(f"{case}: the returned norm {problem}\n  hint: return the global norm before clipping")
+        if "generator" in name and norm == 0.0 and expected_norm > 0:
+            raise ExerciseError(f"{case}: returned norm 0, expected {expected_norm:.6g}\n  hint: a generator can be "
+                                "walked only once; make a list of it first (params = list(parameters))")
+        for a, e in zip(got_grads, expected, strict=True):
+            if a is not None and not torch.allclose(a, e.grad, rtol=1e-4, atol=1e-6):
+                hint = ("a generator can be walked only once; make a list of it first (params = list(parameters))"
+                        if "generator" in name else _grad_hint(norm, got_grads, grads, max_norm))
+                raise ExerciseError(f"{case}: the clipped gradients differ from torch.nn.utils.clip_grad_norm_'s\n  "
+                                    f"hint: {hint}")
+        if not math.isclose(norm, expected_norm, rel_tol=1e-4):
+            raise ExerciseError(f"{case}: returned norm {norm:.6g}, expected {expected_norm:.6g}\n  hint: "
+                                f"{_norm_hint(norm, grads, max_norm)}")
+    passed("clip_grad_norm", f"{len(cases)} cases (frozen parameters, small and large gradients, a generator): the "
+                             "norm and the clipped gradients equal torch.nn.utils.clip_grad_norm_'s")

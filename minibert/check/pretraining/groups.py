@@ -1,0 +1,139 @@
+"""The checker of exercise 5.2: AdamW's parameter groups, weight decay on matrices, none on 1-D
+parameters (LayerNorm gains, biases) whatever their names; frozen parameters left out, tied ones once."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..common import ExerciseError, call, passed
+
+
+class _Renamed(nn.Module):
+    """A small model whose names defeat a rule by name: a LayerNorm called `norm`, a gain `scale`, a
+    frozen embedding table, and an output layer tied to that table's twin."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+        self.table = nn.Embedding(11, 6)
+        self.table.weight.requires_grad_(False)  # frozen, as when fine-tuning with fixed embeddings
+        self.words = nn.Embedding(13, 6)
+        self.proj = nn.Linear(6, 6)
+        self.norm = nn.LayerNorm(6)
+        self.scale = nn.Parameter(torch.ones(6))
+        self.out = nn.Linear(6, 13)
+        self.out.weight = self.words.weight  # tied: one tensor under two names
+        for p in self.parameters():
+            with torch.no_grad():
+                p.copy_(torch.randn(p.shape, generator=g))
+
+
+def _bert():
+    from ...config import BertConfig
+    from ...heads import BertForPreTraining
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=50, hidden_size=12, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=20, max_position_embeddings=16)
+    return BertForPreTraining(config)
+
+
+def _names(model, tensors) -> list[str]:
+    by_id = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        by_id.setdefault(id(p), name)
+    return sorted(by_id.get(id(t), "<not a parameter of the model>") for t in tensors)
+
+
+def _check(fn, model, what: str, weight_decay: float) -> None:
+    case = f"{what}, weight_decay={weight_decay}"
+    groups = call(fn, case, model, weight_decay)
+    if isinstance(groups, dict) or not hasattr(groups, "__iter__"):
+        raise ExerciseError(f"{case}: expected a list of two dicts, received {type(groups).__name__}\n  hint: "
+                            "return [{'params': [...], 'weight_decay': wd}, {'params': [...], 'weight_decay': 0.0}]")
+    groups = list(groups)
+    if len(groups) != 2 or not all(isinstance(g, dict) and "params" in g and "weight_decay" in g for g in groups):
+        raise ExerciseError(f"{case}: expected two dicts, each with 'params' and 'weight_decay'; received "
+                            f"{[sorted(g) if isinstance(g, dict) else type(g).__name__ for g in groups]}")
+    params = [list(g["params"]) for g in groups]
+    for ps in params:
+        for p in ps:
+            if not isinstance(p, torch.Tensor):
+                raise ExerciseError(f"{case}: a group holds {type(p).__name__} {p!r}, expected the parameters "
+                                    "themselves\n  hint: model.named_parameters() gives (name, parameter) pairs: "
+                                    "put the parameter, not its name, in 'params'")
+    own = {id(p) for p in model.parameters()}
+    if any(id(p) not in own for ps in params for p in ps):
+        raise ExerciseError(f"{case}: a group holds a tensor that is not one of the model's parameters\n  hint: no "
+                            ".clone(), .detach() or .data: the optimizer must update the model's own tensors")
+    everything = [id(p) for ps in params for p in ps]
+    if len(everything) != len(set(everything)):
+        twice = _names(model, [p for ps in params for p in ps if everything.count(id(p)) > 1])
+        raise ExerciseError(f"{case}: these parameters appear more than once: {sorted(set(twice))}\n  hint: a tied "
+                            "weight is one tensor under two names; model.parameters() (or named_parameters() with "
+                            "its default remove_duplicate=True) yields it once, and torch's AdamW refuses duplicates")
+    decays = [float(g["weight_decay"]) for g in groups]
+    if sorted(decays) != sorted([0.0, weight_decay]):
+        raise ExerciseError(f"{case}: the groups' weight_decay values are {decays}, expected {weight_decay} for one "
+                            "and 0.0 for the other")
+    decay, no_decay = (params[0], params[1]) if decays[0] == weight_decay else (params[1], params[0])
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    frozen = [p for p in model.parameters() if not p.requires_grad]
+    if any(id(p) in set(everything) for p in frozen):
+        raise ExerciseError(f"{case}: frozen parameters (requires_grad=False) are in a group: "
+                            f"{_names(model, [p for p in frozen if id(p) in set(everything)])}\n  hint: leave out "
+                            "what is not trained")
+    expected_decay = {id(p) for p in trainable if p.ndim >= 2}
+    expected_none = {id(p) for p in trainable if p.ndim < 2}
+    if {id(p) for p in decay} != expected_decay or {id(p) for p in no_decay} != expected_none:
+        wrongly_decayed = _names(model, [p for p in decay if id(p) in expected_none])
+        wrongly_spared = _names(model, [p for p in no_decay if id(p) in expected_decay])
+        missing = _names(model, [p for p in trainable if id(p) not in set(everything)])
+        lines = [f"{case}:"]
+        if wrongly_decayed:
+            lines.append(f"  decayed, but 1-D (LayerNorm gains or biases): {wrongly_decayed}")
+        if wrongly_spared:
+            lines.append(f"  not decayed, but matrices: {wrongly_spared}")
+        if missing:
+            lines.append(f"  in no group (so never trained): {missing}")
+        hint = ("decide by shape, not by name: every LayerNorm gain and every bias is 1-D (p.ndim < 2), every "
+                "other weight a matrix; minibert calls its norms attention_norm and ffn_norm, which no rule "
+                "looking for 'LayerNorm' finds")
+        if any(n.endswith(".bias") for n in wrongly_decayed):
+            hint = "biases are 1-D too: no decay on any parameter with p.ndim < 2"
+        raise ExerciseError("\n".join(lines) + f"\n  hint: {hint}")
+
+
+def _one_step_agrees(fn) -> None:
+    """The learner's groups and minibert's give the same AdamW step on BERT."""
+    from ...training.optim import parameter_groups as reference
+
+    moved = []
+    for make_groups in (fn, reference):
+        model = _bert()
+        opt = torch.optim.AdamW([dict(g, params=list(g["params"])) for g in make_groups(model, 0.1)], lr=0.1)
+        for p in model.parameters():
+            p.grad = torch.ones_like(p)
+        opt.step()
+        moved.append([p.detach().clone() for p in model.parameters()])
+    for a, b in zip(*moved, strict=True):
+        if not torch.allclose(a, b):
+            raise ExerciseError("one AdamW step with your groups moved BERT's weights differently from minibert's "
+                                "parameter_groups\n  hint: keep the decay rate of each group as given")
+
+
+def parameter_groups(fn) -> None:
+    """`fn(model, weight_decay) -> [{"params": [...], "weight_decay": weight_decay}, {"params": [...],
+    "weight_decay": 0.0}]`."""
+    _check(fn, _bert(), "minibert's BertForPreTraining (L=2, H=12)", 0.01)
+    frozen = _bert()
+    frozen.bert.embeddings.position_embeddings.weight.requires_grad_(False)
+    frozen.bert.embeddings.layer_norm.bias.requires_grad_(False)
+    _check(fn, frozen, "BERT with its position embeddings and one LayerNorm bias frozen", 0.05)
+    _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table and a tied "
+                           "output layer", 0.01)
+    _one_step_agrees(fn)
+    passed("parameter_groups", "3 models (minibert's names, frozen parameters, other names and a tied weight): "
+                               "decay on every matrix, none on every 1-D parameter, each trainable tensor once; "
+                               "one AdamW step equals minibert's")

@@ -1,0 +1,265 @@
+"""The checkers of chapter 06's exercises accept the solutions and other correct styles, let the stubs'
+NotImplementedError through, and reject the mistakes learners make with feedback that names them."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers import exercise_functions
+
+from minibert import check
+from minibert.check import ExerciseError
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "06_what_attention_learns.ipynb")
+STUBS = exercise_functions(ROOT / "exercises" / "06_what_attention_learns.ipynb")
+EXERCISES = [("offset_score", "my_offset_score"), ("attention_entropy", "my_attention_entropy"),
+             ("head_mask_hook", "my_head_mask_hook")]
+
+
+@pytest.mark.parametrize("checker, function", EXERCISES)
+def test_the_solution_passes(checker, function, capsys):
+    getattr(check, checker)(SOLUTIONS[function])
+    assert capsys.readouterr().out.startswith(f"✓ {checker}:")
+
+
+@pytest.mark.parametrize("checker, function", EXERCISES)
+def test_the_stub_raises_not_implemented(checker, function):
+    with pytest.raises(NotImplementedError, match="Exercise 6"):
+        getattr(check, checker)(STUBS[function])
+
+
+# --- 6.1 offset score ---------------------------------------------------------------------------
+
+def _pairs(T, offset):
+    return [(i, i + offset) for i in range(T) if 0 <= i + offset < T]
+
+
+def offset_loops(probs, mask, offset):  # plain Python loops, a list back: correct
+    B, nh, T, _ = probs.shape
+    out = []
+    for h in range(nh):
+        vals = [probs[b, h, i, j].item() for b in range(B) for i, j in _pairs(T, offset) if mask[b, i] and mask[b, j]]
+        out.append(sum(vals) / len(vals))
+    return out
+
+
+def offset_numpy(probs, mask, offset):  # numpy, float32: correct
+    p, m = probs.numpy().astype(np.float32), mask.numpy().astype(bool)
+    d = np.diagonal(p, offset=offset, axis1=-2, axis2=-1)  # (B, nh, P)
+    i = np.arange(d.shape[-1]) + max(0, -offset)
+    valid = m[:, i] & m[:, i + offset]
+    return (d * valid[:, None]).sum((0, 2)) / valid.sum()
+
+
+def offset_wrong_direction(probs, mask, offset):
+    return offset_loops(probs, mask, -offset)
+
+
+def offset_transposed(probs, mask, offset):  # probs[i + offset, i]: from the other token to i
+    return offset_loops(probs.transpose(-1, -2), mask, offset)
+
+
+def offset_ignores_mask(probs, mask, offset):
+    return offset_loops(probs, torch.ones_like(mask), offset)
+
+
+def offset_query_mask_only(probs, mask, offset):
+    B, nh, T, _ = probs.shape
+    return [np.mean([probs[b, h, i, j].item() for b in range(B) for i, j in _pairs(T, offset) if mask[b, i]])
+            for h in range(nh)]
+
+
+def offset_per_sentence(probs, mask, offset):
+    return np.mean([offset_loops(probs[b:b + 1], mask[b:b + 1], offset) for b in range(len(probs))], axis=0)
+
+
+def offset_roll(probs, mask, offset):  # wraps around the ends
+    B, nh, T, _ = probs.shape
+    j = (torch.arange(T) + offset) % T
+    vals = probs[:, :, torch.arange(T), j]
+    valid = (mask.bool() & mask.bool()[:, j]).double()
+    return (vals * valid[:, None]).sum((0, 2)) / valid.sum()
+
+
+def offset_mean_over_heads(probs, mask, offset):
+    return torch.tensor(offset_loops(probs, mask, offset)).mean()
+
+
+def offset_in_place(probs, mask, offset):
+    probs.masked_fill_(~mask.bool()[:, None, :, None], 0.0)  # clears padded queries' rows in the caller's tensor
+    return offset_loops(probs, mask, offset)
+
+
+@pytest.mark.parametrize("style", [offset_loops, offset_numpy])
+def test_offset_score_accepts(style, capsys):
+    check.offset_score(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (offset_wrong_direction, r"(?s)hand case .*offset -1.*opposite offset"),
+    (offset_transposed, r"(?s)hand case .*opposite offset"),
+    (offset_ignores_mask, r"(?s)random case .*lengths.*counts padded positions"),
+    (offset_query_mask_only, r"(?s)random case .*key is padding"),
+    (offset_per_sentence, r"(?s)random case .*per-sentence means"),
+    (offset_roll, r"hand case .*offset -1"),
+    (offset_mean_over_heads, r"one number per head.*\n.*not over the heads"),
+    (offset_in_place, r"changed its input"),
+])
+def test_offset_score_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.offset_score(bug)
+
+
+# --- 6.2 attention entropy ----------------------------------------------------------------------
+
+def entropy_loops(probs, mask):  # loops over rows, math.log: correct
+    B, nh, T, _ = probs.shape
+    out = []
+    for h in range(nh):
+        rows = [-sum(p * np.log(p) for p in probs[b, h, i].tolist() if p > 0)
+                for b in range(B) for i in range(T) if mask[b, i]]
+        out.append(float(np.mean(rows)))
+    return np.array(out)
+
+
+def entropy_eps(probs, mask):  # an epsilon inside the log: correct to 1e-9
+    h = -(probs * torch.log(probs + 1e-12)).sum(-1).float()
+    return h[mask.bool()[:, None].expand_as(h)].view(-1).new_tensor(
+        [h[:, k][mask.bool()].mean().item() for k in range(h.shape[1])])
+
+
+def entropy_log2(probs, mask):
+    return entropy_loops(probs, mask) / np.log(2)
+
+
+def entropy_nan(probs, mask):
+    h = -(probs * probs.log()).sum(-1)
+    return (h * mask[:, None]).sum((0, 2)) / mask.sum()
+
+
+def entropy_padded_queries(probs, mask):
+    return entropy_loops(probs, torch.ones_like(mask))
+
+
+def entropy_no_minus(probs, mask):
+    return -entropy_loops(probs, mask)
+
+
+def entropy_wrong_axis(probs, mask):
+    h = -torch.special.xlogy(probs, probs).sum(-2)
+    return (h * mask[:, None]).sum((0, 2)) / mask.sum()
+
+
+def entropy_per_sentence(probs, mask):
+    return np.mean([entropy_loops(probs[b:b + 1], mask[b:b + 1]) for b in range(len(probs))], axis=0)
+
+
+def entropy_mean_over_keys(probs, mask):
+    h = -torch.special.xlogy(probs, probs).mean(-1)
+    return (h * mask[:, None]).sum((0, 2)) / mask.sum()
+
+
+@pytest.mark.parametrize("style", [entropy_loops, entropy_eps])
+def test_attention_entropy_accepts(style, capsys):
+    check.attention_entropy(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (entropy_log2, r"(?s)hand case.*bits"),
+    (entropy_nan, r"NaN.*0 · log 0"),
+    (entropy_padded_queries, r"(?s)padded query.*padded queries"),
+    (entropy_no_minus, r"negative\n.*minus sign"),
+    (entropy_wrong_axis, r"(?s)random case .*dim -2"),
+    (entropy_per_sentence, r"(?s)random case .*per-sentence means"),
+    (entropy_mean_over_keys, r"(?s)hand case.*expected \[0\.693147, 0\.0\].*received \[0\.346574"),
+])
+def test_attention_entropy_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.attention_entropy(bug)
+
+
+# --- 6.3 the head-mask hook ---------------------------------------------------------------------
+
+def hook_in_place(head, head_size):  # zeroing in place and returning None: PyTorch keeps the input, correct
+    def hook(module, args):
+        args[0][..., head * head_size:(head + 1) * head_size] = 0
+    return hook
+
+
+def hook_multiply(head, head_size):  # a 0/1 vector, a bare tensor returned: correct
+    def hook(module, args):
+        keep = torch.ones(args[0].shape[-1])
+        keep[head * head_size:(head + 1) * head_size] = 0
+        return args[0] * keep
+    return hook
+
+
+def hook_next_head(head, head_size):
+    return hook_multiply(head + 1, head_size)
+
+
+def hook_keeps_only_head(head, head_size):
+    def hook(module, args):
+        out = torch.zeros_like(args[0])
+        out[..., head * head_size:(head + 1) * head_size] = args[0][..., head * head_size:(head + 1) * head_size]
+        return (out,)
+    return hook
+
+
+def hook_rows(head, head_size):  # zeroes token positions instead of columns
+    def hook(module, args):
+        c = args[0].clone()
+        c[:, head * head_size:(head + 1) * head_size] = 0
+        return (c,)
+    return hook
+
+
+def hook_no_return(head, head_size):
+    def hook(module, args):
+        c = args[0].clone()
+        c[..., head * head_size:(head + 1) * head_size] = 0
+    return hook
+
+
+def hook_wrong_slice(head, head_size):
+    def hook(module, args):
+        c = args[0].clone()
+        c[..., head:head + head_size] = 0
+        return (c,)
+    return hook
+
+
+def hook_fixed_size(head, head_size):
+    def hook(module, args):
+        c = args[0].clone()
+        c[..., head * 32:(head + 1) * 32] = 0  # MiniLM's head size, hard-coded
+        return (c,)
+    return hook
+
+
+def hook_not_a_function(head, head_size):
+    return head * head_size
+
+
+@pytest.mark.parametrize("style", [hook_in_place, hook_multiply])
+def test_head_mask_hook_accepts(style, capsys):
+    check.head_mask_hook(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (hook_next_head, r"head \+ 1"),
+    (hook_keeps_only_head, r"kept only that head"),
+    (hook_rows, r"leave the tokens"),
+    (hook_no_return, r"nothing changed"),
+    (hook_wrong_slice, r"random 4-head layer.*head 3"),
+    (hook_fixed_size, r"random 4-head layer"),
+    (hook_not_a_function, r"expected a function"),
+])
+def test_head_mask_hook_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.head_mask_hook(bug)

@@ -1,0 +1,506 @@
+"""The checkers of chapter 05's exercises: the solutions pass, the stubs raise NotImplementedError, and
+mistakes learners really make are rejected with a message that names them, while correct code in other
+styles (numpy, plain loops, torch's own functions, other names and orders) is accepted."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers import exercise_functions
+
+from minibert import check
+from minibert.check import ExerciseError
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "05_pretraining.ipynb")
+STUBS = exercise_functions(ROOT / "exercises" / "05_pretraining.ipynb")
+CHECKERS = {"my_learning_rate": check.learning_rate, "my_parameter_groups": check.parameter_groups,
+            "my_accumulate": check.accumulate, "my_clip_grad_norm": check.clip_grad_norm}
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_the_solution_passes(name, capsys):
+    CHECKERS[name](SOLUTIONS[name])
+    assert capsys.readouterr().out.startswith("✓")
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_the_stub_is_let_through(name):
+    with pytest.raises(NotImplementedError, match="Exercise 5"):
+        CHECKERS[name](STUBS[name])
+
+
+def rejected(checker, fn, message):
+    with pytest.raises(ExerciseError, match=message):
+        checker(fn)
+
+
+def accepted(checker, fn, capsys):
+    checker(fn)
+    assert capsys.readouterr().out.startswith("✓")
+
+
+# ---- 5.1: the learning rate ----------------------------------------------------------------------------
+
+def lr_hf(step, peak, warmup, total, end_lr=0.0, power=1.0):  # transformers' linear schedule
+    if step < warmup:
+        return peak * step / warmup
+    return (peak - end_lr) * max(0.0, (total - step) / max(1, total - warmup)) ** power + end_lr
+
+
+def lr_le(step, peak, warmup, total, end_lr=0.0, power=1.0):  # <= ends the warm-up one step late
+    if warmup and step <= warmup:
+        return peak * step / warmup
+    return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
+
+
+def lr_plus_one(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return peak * (step + 1) / warmup
+    return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
+
+
+def lr_no_clamp(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return peak * step / warmup
+    return (peak - end_lr) * (1 - step / total) ** power + end_lr  # no min(step, total)
+
+
+def lr_end_not_subtracted(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return peak * step / warmup
+    return peak * (1 - min(step, total) / total) ** power + end_lr
+
+
+def lr_multiplier(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return step / warmup
+    return (1 - end_lr / peak) * (1 - min(step, total) / total) ** power + end_lr / peak
+
+
+def lr_int_division(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return peak * (step // warmup)
+    return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
+
+
+def lr_power_on_ramp(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return peak * (step / warmup) ** power
+    return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
+
+
+def lr_zero_warmup_divides(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if step < warmup or warmup == 0 and step == 0:
+        return peak * step / warmup
+    return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
+
+
+def lr_ignores_end(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    if warmup and step < warmup:
+        return peak * step / warmup
+    return peak * (1 - min(step, total) / total) ** power
+
+
+def lr_list(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    return [SOLUTIONS["my_learning_rate"](step, peak, warmup, total, end_lr, power)]
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lr_hf, "end of the warm-up.*transformers"), (lr_le, "global_step < num_warmup_steps"),
+    (lr_plus_one, "off by one"), (lr_no_clamp, "past total_steps"),
+    (lr_end_not_subtracted, "peak_lr - end_lr"), (lr_multiplier, "multiplier"), (lr_int_division, "integer division"),
+    (lr_power_on_ramp, "warm-up is linear"), (lr_zero_warmup_divides, "ZeroDivisionError"),
+    (lr_ignores_end, "end_lr is ignored"), (lr_list, "expected a number")])
+def test_learning_rate_rejects(fn, message):
+    rejected(check.learning_rate, fn, message)
+
+
+def lr_numpy(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    ramp = np.float64(peak) * step / max(warmup, 1)
+    decay = (peak - end_lr) * np.power(1 - np.minimum(step, total) / total, power) + end_lr
+    return np.where(step < warmup, ramp, decay)[()]  # a numpy float64
+
+
+def lr_torch(step, peak, warmup, total, end_lr=0.0, power=1.0):
+    from minibert.training import bert_schedule
+    if power == 1.0 and end_lr == 0.0:
+        return torch.tensor(peak * bert_schedule(step, warmup, total), dtype=torch.float64)
+    s = torch.tensor(float(step), dtype=torch.float64)
+    if s < warmup:
+        return peak * s / warmup
+    return (peak - end_lr) * (1 - torch.clamp(s, max=total) / total) ** power + end_lr
+
+
+@pytest.mark.parametrize("fn", [lr_numpy, lr_torch])
+def test_learning_rate_accepts(fn, capsys):
+    accepted(check.learning_rate, fn, capsys)
+
+
+# ---- 5.2: parameter groups ---------------------------------------------------------------------------
+
+def groups_by_google_names(model, wd):
+    decay, no = [], []
+    for name, p in model.named_parameters():
+        if p.requires_grad:
+            (no if any(k in name for k in ("LayerNorm", "layer_norm", "bias")) else decay).append(p)
+    return [{"params": decay, "weight_decay": wd}, {"params": no, "weight_decay": 0.0}]
+
+
+def groups_bias_only(model, wd):
+    decay, no = [], []
+    for name, p in model.named_parameters():
+        if p.requires_grad:
+            (no if name.endswith("bias") else decay).append(p)
+    return [{"params": decay, "weight_decay": wd}, {"params": no, "weight_decay": 0.0}]
+
+
+def groups_with_frozen(model, wd):
+    return [{"params": [p for p in model.parameters() if p.ndim >= 2], "weight_decay": wd},
+            {"params": [p for p in model.parameters() if p.ndim < 2], "weight_decay": 0.0}]
+
+
+def groups_swapped(model, wd):
+    groups = SOLUTIONS["my_parameter_groups"](model, wd)
+    return [{"params": groups[0]["params"], "weight_decay": 0.0}, {"params": groups[1]["params"], "weight_decay": wd}]
+
+
+def groups_duplicates(model, wd):
+    ps = [p for _, p in model.named_parameters(remove_duplicate=False) if p.requires_grad]
+    return [{"params": [p for p in ps if p.ndim >= 2], "weight_decay": wd},
+            {"params": [p for p in ps if p.ndim < 2], "weight_decay": 0.0}]
+
+
+def groups_names(model, wd):
+    ps = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    return [{"params": [n for n, p in ps if p.ndim >= 2], "weight_decay": wd},
+            {"params": [n for n, p in ps if p.ndim < 2], "weight_decay": 0.0}]
+
+
+def groups_copies(model, wd):
+    ps = [p for p in model.parameters() if p.requires_grad]
+    return [{"params": [p.detach().clone().requires_grad_() for p in ps if p.ndim >= 2], "weight_decay": wd},
+            {"params": [p.detach().clone().requires_grad_() for p in ps if p.ndim < 2], "weight_decay": 0.0}]
+
+
+def groups_one(model, wd):
+    return [{"params": [p for p in model.parameters() if p.requires_grad], "weight_decay": wd}]
+
+
+def groups_matrices_only_3d(model, wd):
+    ps = [p for p in model.parameters() if p.requires_grad]
+    return [{"params": [p for p in ps if p.ndim > 2], "weight_decay": wd},
+            {"params": [p for p in ps if p.ndim <= 2], "weight_decay": 0.0}]
+
+
+def groups_both_decay(model, wd):
+    groups = SOLUTIONS["my_parameter_groups"](model, wd)
+    return [dict(g, weight_decay=wd) for g in groups]
+
+
+@pytest.mark.parametrize("fn, message", [
+    (groups_by_google_names, "decayed, but 1-D.*attention_norm"), (groups_bias_only, "decayed, but 1-D"),
+    (groups_with_frozen, "frozen parameters"), (groups_swapped, "not decayed, but matrices"),
+    (groups_duplicates, "more than once"), (groups_names, "not its name"), (groups_copies, "clone"),
+    (groups_one, "expected two dicts"), (groups_matrices_only_3d, "not decayed, but matrices"),
+    (groups_both_decay, "weight_decay values")])
+def test_parameter_groups_rejects(fn, message):
+    rejected(check.parameter_groups, fn, message)
+
+
+def groups_reversed_tuples(model, wd):
+    no = tuple(p for p in model.parameters() if p.requires_grad and p.dim() == 1)
+    decay = tuple(p for p in model.parameters() if p.requires_grad and p.dim() > 1)
+    return ({"weight_decay": 0, "params": no}, {"weight_decay": wd, "params": decay})  # other order, int 0, tuples
+
+
+def groups_from_minibert(model, wd):
+    from minibert.training import parameter_groups
+    return parameter_groups(model, wd)
+
+
+def groups_by_named_with_seen(model, wd):
+    seen, decay, no = set(), [], []
+    for _, p in model.named_parameters(remove_duplicate=False):
+        if id(p) in seen or not p.requires_grad:
+            continue
+        seen.add(id(p))
+        (decay if len(p.shape) >= 2 else no).append(p)
+    return [{"params": decay, "weight_decay": wd}, {"params": no, "weight_decay": 0.0}]
+
+
+@pytest.mark.parametrize("fn", [groups_reversed_tuples, groups_from_minibert, groups_by_named_with_seen])
+def test_parameter_groups_accepts(fn, capsys):
+    accepted(check.parameter_groups, fn, capsys)
+
+
+# ---- 5.3: exact accumulation ---------------------------------------------------------------------------
+
+def pieces(batch, k):
+    size = batch["input_ids"].shape[0] // k
+    return [{key: v[i * size:(i + 1) * size] for key, v in batch.items()} for i in range(k)]
+
+
+def acc_sum(model, batch, k):
+    model.zero_grad()
+    total = 0.0
+    for piece in pieces(batch, k):
+        loss = model(**piece).loss
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+def acc_equal(model, batch, k):  # minibert's loop: close, not exact
+    model.zero_grad()
+    total = 0.0
+    for piece in pieces(batch, k):
+        loss = model(**piece).loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+def acc_zero_inside(model, batch, k):
+    n_all = (batch["labels"] != -100).sum()
+    total = 0.0
+    for piece in pieces(batch, k):
+        model.zero_grad()
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / n_all + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+def acc_no_zero(model, batch, k):
+    n_all = (batch["labels"] != -100).sum()
+    total = 0.0
+    for piece in pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / n_all + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+def acc_nsp_by_labels(model, batch, k):
+    model.zero_grad()
+    n_all = (batch["labels"] != -100).sum()
+    total = 0.0
+    for piece in pieces(batch, k):
+        loss = model(**piece).loss * (piece["labels"] != -100).sum() / n_all
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+def acc_returns_last(model, batch, k):
+    SOLUTIONS["my_accumulate"](model, batch, k)
+    return model(**pieces(batch, k)[-1]).loss.item()
+
+
+def acc_pops(model, batch, k):
+    labels = batch.pop("labels")
+    batch["labels"] = labels
+    batch["labels"] = labels.clone()
+    batch["labels"][0, 0] = -100 if batch["labels"][0, 0] != -100 else 5
+    return SOLUTIONS["my_accumulate"](model, {**batch}, k)
+
+
+def acc_strided_equal(model, batch, k):  # every k-th row, equal weights
+    model.zero_grad()
+    for i in range(k):
+        (model(**{key: v[i::k] for key, v in batch.items()}).loss / k).backward()
+    return model(**batch).loss.item()
+
+
+def acc_zero_after(model, batch, k):
+    loss = SOLUTIONS["my_accumulate"](model, batch, k)
+    model.zero_grad()
+    return loss
+
+
+def acc_overlapping(model, batch, k):
+    n_all = (batch["labels"] != -100).sum()
+    model.zero_grad()
+    size = batch["input_ids"].shape[0] // k
+    total = 0.0
+    for i in range(k):
+        piece = {key: v[i:i + size] for key, v in batch.items()}  # start i, not i * size
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / n_all + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@pytest.mark.parametrize("fn, message", [
+    (acc_sum, "summed"), (acc_equal, "weighted every micro-batch equally"), (acc_zero_inside, "only the last"),
+    (acc_no_zero, "still hold what was in .grad"), (acc_nsp_by_labels, "NSP loss by the share of labelled"),
+    (acc_returns_last, "returned loss"), (acc_pops, "changed the batch"),
+    (acc_strided_equal, "weighted every micro-batch equally"), (acc_zero_after, "gradients are zero"),
+    (acc_overlapping, "differs from the whole batch")])
+def test_accumulate_rejects(fn, message):
+    rejected(check.accumulate, fn, message)
+
+
+def acc_strided_exact(model, batch, k):  # every k-th row, weights by hand, tensor returned
+    for p in model.parameters():
+        p.grad = None
+    n_all = int((batch["labels"] != -100).sum())
+    rows = batch["input_ids"].shape[0]
+    total = torch.zeros(())
+    for i in range(k):
+        piece = {key: v[i::k] for key, v in batch.items()}
+        out = model(**piece)
+        n = int((piece["labels"] != -100).sum())
+        loss = out.mlm_loss * n / n_all + out.nsp_loss * piece["input_ids"].shape[0] / rows
+        loss.backward()
+        total = total + loss.detach()
+    return total
+
+
+def acc_sum_reduction(model, batch, k):  # per-token losses summed, divided by the global count
+    import torch.nn.functional as F
+    model.zero_grad(set_to_none=True)
+    n_all = (batch["labels"] != -100).sum()
+    total = 0.0
+    for piece in pieces(batch, k):
+        out = model(**piece)
+        selected = piece["labels"][piece["labels"] != -100]
+        mlm = F.cross_entropy(out.mlm_logits, selected, reduction="sum") / n_all
+        nsp = F.cross_entropy(out.nsp_logits, piece["next_sentence_label"], reduction="sum") / batch["input_ids"].shape[0]
+        (mlm + nsp).backward()
+        total += (mlm + nsp).item()
+    return np.float64(total)
+
+
+@pytest.mark.parametrize("fn", [acc_strided_exact, acc_sum_reduction])
+def test_accumulate_accepts(fn, capsys):
+    accepted(check.accumulate, fn, capsys)
+
+
+# ---- 5.4: clipping ------------------------------------------------------------------------------------
+
+def clip_per_tensor(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = math.sqrt(sum(float(p.grad.pow(2).sum()) for p in params))
+    for p in params:
+        n = float(p.grad.norm())
+        if n > max_norm:
+            p.grad.mul_(max_norm / n)
+    return total
+
+
+def clip_always(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = math.sqrt(sum(float(p.grad.pow(2).sum()) for p in params))
+    for p in params:
+        p.grad.mul_(max_norm / total)
+    return total
+
+
+def clip_returns_after(params, max_norm):
+    SOLUTIONS["my_clip_grad_norm"](params, max_norm)
+    return 0.0 + min(1e9, 0) or None
+
+
+def clip_returns_clipped_norm(params, max_norm):
+    total = SOLUTIONS["my_clip_grad_norm"](params, max_norm)
+    return min(total, max_norm)
+
+
+def clip_sum_of_norms(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = sum(float(p.grad.norm()) for p in params)
+    if total > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / total)
+    return total
+
+
+def clip_l1(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = sum(float(p.grad.abs().sum()) for p in params)
+    if total > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / total)
+    return total
+
+
+def clip_scales_weights(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = math.sqrt(sum(float(p.grad.pow(2).sum()) for p in params))
+    if total > max_norm:
+        with torch.no_grad():
+            for p in params:
+                p.mul_(max_norm / total)
+    return total
+
+
+def clip_none_crash(params, max_norm):
+    params = list(params)
+    total = math.sqrt(sum(float(p.grad.pow(2).sum()) for p in params))
+    if total > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / total)
+    return total
+
+
+def clip_walks_twice(params, max_norm):
+    total = math.sqrt(sum(float(p.grad.pow(2).sum()) for p in params if p.grad is not None))
+    if total > max_norm:
+        for p in params:
+            if p.grad is not None:
+                p.grad.mul_(max_norm / total)
+    return total
+
+
+def clip_new_tensor_not_stored(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = math.sqrt(sum(float(p.grad.pow(2).sum()) for p in params))
+    if total > max_norm:
+        for p in params:
+            g = p.grad * (max_norm / total)  # computed, never stored back
+            del g
+    return total
+
+
+def clip_max_norm(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = max(float(p.grad.abs().max()) for p in params)
+    if total > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / total)
+    return total
+
+
+@pytest.mark.parametrize("fn, message", [
+    (clip_per_tensor, "each tensor to its own norm"), (clip_always, "below max_norm must be left"),
+    (clip_returns_after, "returned norm is NoneType"), (clip_returns_clipped_norm, "norm before clipping"),
+    (clip_sum_of_norms, "sum of the per-tensor norms"), (clip_l1, "L1 norm"), (clip_scales_weights, "scale p.grad, not p"),
+    (clip_none_crash, "raised AttributeError"), (clip_walks_twice, "walked only once"),
+    (clip_new_tensor_not_stored, "were not changed"), (clip_max_norm, "largest element")])
+def test_clip_grad_norm_rejects(fn, message):
+    rejected(check.clip_grad_norm, fn, message)
+
+
+def clip_torch(params, max_norm):
+    return torch.nn.utils.clip_grad_norm_(params, max_norm)
+
+
+def clip_numpy(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    total = np.sqrt(sum((p.grad.numpy().astype(np.float64) ** 2).sum() for p in params))
+    factor = min(1.0, max_norm / (total + 1e-6))
+    for p in params:
+        p.grad = p.grad * float(factor)  # a new tensor assigned back: fine
+    return total
+
+
+@pytest.mark.parametrize("fn", [clip_torch, clip_numpy])
+def test_clip_grad_norm_accepts(fn, capsys):
+    accepted(check.clip_grad_norm, fn, capsys)
