@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "06_what_attention_learns.ipynb")
 STUBS = exercise_functions(ROOT / "exercises" / "06_what_attention_learns.ipynb")
 EXERCISES = [("offset_score", "my_offset_score"), ("attention_entropy", "my_attention_entropy"),
-             ("head_mask_hook", "my_head_mask_hook")]
+             ("head_mask_hook", "my_head_mask_hook"), ("probe", "my_probe_accuracy")]
 
 
 @pytest.mark.parametrize("checker, function", EXERCISES)
@@ -263,3 +263,98 @@ def test_head_mask_hook_accepts(style, capsys):
 def test_head_mask_hook_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
         check.head_mask_hook(bug)
+
+
+# --- 6.4 a linear probe ----------------------------------------------------------------------------
+
+PROBE = SOLUTIONS["my_probe_accuracy"]
+F = torch.nn.functional
+
+
+def no_bias(train_x, train_y, test_x, test_y):
+    A = train_x.double(); T = F.one_hot(train_y).double()
+    W = torch.linalg.lstsq(A, T).solution
+    return ((test_x.double() @ W).argmax(-1) == test_y).double().mean().item()
+
+def fit_on_test(train_x, train_y, test_x, test_y):
+    return PROBE(test_x, test_y, test_x, test_y)
+
+def score_train(train_x, train_y, test_x, test_y):
+    return PROBE(train_x, train_y, train_x, train_y)
+
+def fit_on_both(train_x, train_y, test_x, test_y):
+    return PROBE(torch.cat([train_x, test_x]), torch.cat([train_y, test_y]), test_x, test_y)
+
+def in_place(train_x, train_y, test_x, test_y):
+    m, s = train_x.mean(0), train_x.std(0)
+    train_x -= m; train_x /= s; test_x -= m; test_x /= s
+    return PROBE(train_x, train_y, test_x, test_y)
+
+def count(train_x, train_y, test_x, test_y):
+    return PROBE(train_x, train_y, test_x, test_y) * len(test_y)
+
+def classes_from_test(train_x, train_y, test_x, test_y):
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
+    T = F.one_hot(train_y, int(test_y.max()) + 1).double()
+    W = torch.linalg.lstsq(A, T).solution
+    B = torch.cat([(test_x - mean) / std, torch.ones(len(test_x), 1)], 1).double()
+    return ((B @ W).argmax(-1) == test_y).double().mean().item()
+
+def argmax_wrong_axis(train_x, train_y, test_x, test_y):
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
+    T = F.one_hot(train_y).double()
+    W = torch.linalg.lstsq(A, T).solution
+    B = torch.cat([(test_x - mean) / std, torch.ones(len(test_x), 1)], 1).double()
+    scores = B @ W
+    pred = scores.argmax(0)  # over the words
+    return float((pred[:len(test_y)] == test_y[:len(pred)]).double().mean()) if len(pred) else 0.0
+
+def sklearn_logistic(train_x, train_y, test_x, test_y):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+    sc = StandardScaler().fit(train_x.numpy())
+    clf = LogisticRegression(max_iter=2000).fit(sc.transform(train_x.numpy()), train_y.numpy())
+    return np.mean(clf.predict(sc.transform(test_x.numpy())) == test_y.numpy())
+
+def torch_softmax_regression(train_x, train_y, test_x, test_y):
+    torch.manual_seed(0)
+    mean, std = train_x.mean(0), train_x.std(0) + 1e-6
+    x = (train_x - mean) / std
+    lin = torch.nn.Linear(x.shape[1], int(train_y.max()) + 1)
+    opt = torch.optim.Adam(lin.parameters(), lr=0.05)
+    for _ in range(300):
+        opt.zero_grad(); loss = F.cross_entropy(lin(x), train_y) + 1e-3 * lin.weight.pow(2).sum(); loss.backward(); opt.step()
+    with torch.no_grad():
+        return (lin((test_x - mean) / std).argmax(-1) == test_y).float().mean()
+
+def numpy_lstsq(train_x, train_y, test_x, test_y):
+    X, Y = np.asarray(train_x, dtype=np.float64), np.asarray(train_y)
+    mu = X.mean(0)
+    A = np.hstack([X - mu, np.ones((len(X), 1))])
+    T = np.eye(Y.max() + 1)[Y]
+    W = np.linalg.solve(A.T @ A + 1.0 * np.eye(A.shape[1]), A.T @ T)
+    B = np.hstack([np.asarray(test_x, dtype=np.float64) - mu, np.ones((len(test_x), 1))])
+    return np.mean((B @ W).argmax(1) == np.asarray(test_y))
+
+
+@pytest.mark.parametrize("style", [sklearn_logistic, torch_softmax_regression, numpy_lstsq])
+def test_probe_accepts(style, capsys):
+    check.probe(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (no_bias, r"add a bias"),
+    (fit_on_test, r"random labels.*near chance"),
+    (score_train, r"random labels.*near chance"),
+    (fit_on_both, r"random labels.*near chance"),
+    (in_place, r"changed its input train_x in place"),
+    (count, r"not a count"),
+    (classes_from_test, r"12 classes.*raised"),
+    (argmax_wrong_axis, r"expected 1.0"),
+])
+def test_probe_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.probe(bug)

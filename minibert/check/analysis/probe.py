@@ -1,0 +1,121 @@
+"""The checker of exercise 6.4: a linear probe, fitted on one set of words and scored on another.
+
+A probe's accuracy is not one exact number (least squares, logistic regression, a penalty or none all
+give slightly different classifiers), so the cases test what every honest linear probe must do:
+1. two classes on a line, away from 0 (x in [1, 2] against [3, 4]): accuracy 1, which needs a bias;
+2. twelve well-separated classes in 16 dimensions, one absent from the test words: accuracy ≥ 0.95;
+3. random labels, more dimensions than words: near chance on the test words, since nothing carries
+   over (fitting on the test words, or scoring the training words, gives far more);
+4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s
+   ridge probe, and far above the most frequent tag.
+The inputs must come back unchanged.
+"""
+
+from __future__ import annotations
+
+import numbers
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from ...analysis import encode_words, probe_accuracy
+from ...hub import minilm_path
+from ...model import BertModel
+from ..common import ExerciseError, call, minilm_tokenizer, passed
+
+MINILM_LAYER = 3  # a middle layer: where chapter 06 found part of speech read best
+
+
+def _separable_on_a_line():
+    g = torch.Generator().manual_seed(64)
+    x = lambda lo, n: lo + torch.rand(n, 1, generator=g)  # noqa: E731  (n, 1) in [lo, lo + 1]
+    train_x, test_x = torch.cat([x(1, 20), x(3, 20)]), torch.cat([x(1, 10), x(3, 10)])
+    train_y, test_y = torch.tensor([0] * 20 + [1] * 20), torch.tensor([0] * 10 + [1] * 10)
+    return train_x, train_y, test_x, test_y
+
+
+def _twelve_classes():
+    g = torch.Generator().manual_seed(65)
+    centres = 5.0 * torch.randn(12, 16, generator=g)
+    train_y = torch.arange(12).repeat(8)  # 8 words of each class
+    test_y = torch.arange(11).repeat(3)  # class 11 never occurs in the test words
+    noisy = lambda y: centres[y] + 0.3 * torch.randn(len(y), 16, generator=g)  # noqa: E731
+    return noisy(train_y), train_y, noisy(test_y), test_y
+
+
+def _random_labels(seed):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(50, 64, generator=g), torch.randint(0, 4, (50,), generator=g),
+            torch.randn(40, 64, generator=g), torch.randint(0, 4, (40,), generator=g))
+
+
+@lru_cache(maxsize=1)
+def _minilm_words():
+    """Layer-3 states of the first token of each word of 90 short Brown sentences (dev split), with
+    their gold tags: 60 sentences to fit on, 30 to score."""
+    from ...tasks import load_task
+
+    rows = [r for r in load_task("pos", "dev") if len(r["words"]) <= 20][:90]
+    batch = encode_words(minilm_tokenizer(), [r["words"] for r in rows])
+    model = BertModel.from_pretrained(minilm_path()).eval()
+    with torch.no_grad():
+        states = model(batch.input_ids, attention_mask=batch.attention_mask,
+                       output_hidden_states=True).hidden_states[MINILM_LAYER]  # (B, T, H)
+    features = [states[b, batch.first_token[b]] for b in range(len(rows))]  # (W_b, H) each
+    tags = [torch.tensor(r["tags"]) for r in rows]
+    return (torch.cat(features[:60]), torch.cat(tags[:60]), torch.cat(features[60:]), torch.cat(tags[60:]))
+
+
+def _accuracy(name, fn, data):
+    copies = [d.clone() for d in data]
+    got = call(fn, name, *data)
+    for before, after, what in zip(copies, data, ("train_x", "train_y", "test_x", "test_y"), strict=True):
+        if not torch.equal(before, after):
+            raise ExerciseError(f"{name}: your function changed its input {what} in place (standardising "
+                                "with `-=` or `/=`?); work on a copy, the caller's tensors are not yours")
+    if isinstance(got, torch.Tensor) and got.numel() == 1:
+        got = got.item()
+    if isinstance(got, np.ndarray) and got.size == 1:
+        got = got.item()
+    if not isinstance(got, numbers.Real) or isinstance(got, bool):
+        raise ExerciseError(f"{name}: expected the accuracy as a number between 0 and 1, received {got!r}")
+    if not 0.0 <= float(got) <= 1.0:
+        raise ExerciseError(f"{name}: received {got!r}; return the fraction of test words tagged right "
+                            "(between 0 and 1), not a count")
+    return float(got)
+
+
+def probe(fn) -> None:
+    """fn(train_x (N, H), train_y (N,), test_x (M, H), test_y (M,)) -> held-out accuracy of a linear probe."""
+    name = "two classes on a line, x in [1, 2] against [3, 4]"
+    got = _accuracy(name, fn, _separable_on_a_line())
+    if got < 1.0:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 1.0 (a threshold at 2.5 separates them)\n"
+                            "  hint: scores w·x through the origin rank the classes the same for every x > 0: "
+                            "add a bias (a column of ones), or centre the features with the training mean")
+    name = "12 classes in 16 dimensions (class 11 absent from the test words)"
+    got = _accuracy(name, fn, _twelve_classes())
+    if got < 0.95:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.95 (the classes are far apart)\n"
+                            "  hint: predict the class with the largest score for each word (argmax over the "
+                            "classes, the last axis), with as many classes as the training labels have")
+    for seed in (66, 67, 68):
+        name = f"random labels, 4 classes, 64 dimensions, 50 words to fit and 40 to score (seed {seed})"
+        got = _accuracy(name, fn, _random_labels(seed))
+        if got > 0.55:
+            raise ExerciseError(f"{name}: accuracy {got:.3f}, expected near chance (0.25): labels drawn at random "
+                                "carry nothing from the training words to the test words\n"
+                                "  hint: fit on train_x, train_y only and score on test_x, test_y only; a probe "
+                                "fitted on (or with) the test words, or scored on the training words, learns them by heart")
+    data = _minilm_words()
+    name = f"all-MiniLM-L6-v2, layer {MINILM_LAYER}, {len(data[1])} Brown words to fit and {len(data[3])} to score"
+    got = _accuracy(name, fn, data)
+    reference = probe_accuracy(*data)
+    most_frequent = float((data[3] == torch.mode(data[1]).values).double().mean())
+    if got < reference - 0.08:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}; minibert.analysis.probe_accuracy reaches {reference:.3f} "
+                            f"and the most frequent tag alone {most_frequent:.3f}\n  hint: standardise each "
+                            "feature with the training mean and standard deviation, and fit to convergence")
+    passed("probe", f"separable cases exact, random labels at chance, MiniLM layer {MINILM_LAYER}: {got:.3f} "
+                    f"(minibert's ridge probe {reference:.3f}, the most frequent tag {most_frequent:.3f})")
