@@ -3,6 +3,7 @@ the mistakes learners really make are caught with a message that names the mista
 code in other styles (einsum, loops, float64, Google's -10000) is accepted."""
 
 import math
+import warnings
 from pathlib import Path
 
 import pytest
@@ -205,7 +206,9 @@ def attention_scales_the_callers_query(q, k, v, key_mask=None):
 
 
 def attention_transpose_with_T(q, k, v, key_mask=None):
-    scores = q @ k.T / math.sqrt(q.shape[-1])  # .T reverses all four axes
+    with warnings.catch_warnings():  # torch warns that .T on more than 2 axes is deprecated: that is the bug
+        warnings.simplefilter("ignore", UserWarning)
+        scores = q @ k.T / math.sqrt(q.shape[-1])  # .T reverses all four axes
     probs = scores.softmax(-1)
     return probs @ v, probs
 
