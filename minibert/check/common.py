@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from collections.abc import Callable
 from pathlib import Path
 
@@ -80,6 +81,22 @@ def expect_rate(name: str, count: int, total: int, p: float, *, z: float = 4.0, 
                             f"(± {z * sd / total:.4f})" + (f"\n  hint: {hint}" if hint else ""))
 
 
+def as_float(value) -> tuple[float | None, str | None]:
+    """One number in any reasonable form (a Python int or float, a numpy scalar, a one-element array or
+    tensor): (value as a float, None), or (None, what is wrong with it)."""
+    if isinstance(value, bool):
+        return None, "is a bool, expected a number"
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            return None, f"is a tensor of shape {tuple(value.shape)}, expected one number"
+        return float(value.detach().reshape(())), None
+    if isinstance(value, numbers.Real):  # int, float, numpy scalars
+        return float(value), None
+    if type(value).__module__ == "numpy" and getattr(value, "size", None) == 1:  # a one-element array
+        return float(value.reshape(())), None
+    return None, f"is {type(value).__name__} {value!r}, expected a number"
+
+
 def corpus_file(name: str = "valid.txt") -> Path:
     path = CORPUS / name
     if not path.is_file():
@@ -91,6 +108,14 @@ def corpus_file(name: str = "valid.txt") -> Path:
 def valid_lines() -> tuple[str, ...]:
     """The sentences of the corpus's validation split, read once per kernel."""
     return tuple(line for line in corpus_file().read_text(encoding="utf-8").split("\n") if line)
+
+
+@functools.lru_cache(maxsize=1)
+def minilm_model():
+    """all-MiniLM-L6-v2's encoder in eval mode, loaded once per kernel; checkers only run it forward."""
+    from ..model import BertModel
+
+    return BertModel.from_pretrained(minilm_path()).eval()
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..training.optim import bert_schedule
-
 
 def schedule_figure(peak_lr: float, warmup_steps: int, total_steps: int, *, ax=None, title: str | None = None):
     """BERT's learning rate at every step (Google's `optimization.py`: a linear ramp over the warm-up,
@@ -19,6 +17,8 @@ def schedule_figure(peak_lr: float, warmup_steps: int, total_steps: int, *, ax=N
     that starts at the end of the warm-up (transformers' `get_linear_schedule_with_warmup`).
     Returns the axes."""
     import matplotlib.pyplot as plt
+
+    from ..training.optim import bert_schedule  # here, not at the top: a picture need not load the training stack
 
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 3.2), layout="constrained")

@@ -9,9 +9,8 @@ import torch
 
 from ...analysis import masked_heads
 from ...config import BertConfig
-from ...hub import minilm_path
 from ...model import BertModel
-from ..common import ExerciseError, call, minilm_tokenizer, passed, valid_lines
+from ..common import ExerciseError, call, minilm_model, minilm_tokenizer, passed, valid_lines
 
 
 @lru_cache(maxsize=1)
@@ -21,7 +20,7 @@ def _models():
     g = torch.Generator().manual_seed(63)
     ids = torch.randint(5, 50, (2, 7), generator=g)
     small_batch = dict(input_ids=ids, attention_mask=torch.tensor([[1] * 7, [1] * 5 + [0] * 2]))
-    minilm = BertModel.from_pretrained(minilm_path())
+    minilm = minilm_model()
     batch = minilm_tokenizer()(list(valid_lines()[:2]), padding=True, truncation=True, max_length=32,
                                return_tensors="pt")
     return [("a random 4-head layer (H = 24, head size 6)", small, small_batch),

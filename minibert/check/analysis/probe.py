@@ -13,16 +13,12 @@ The inputs must come back unchanged.
 
 from __future__ import annotations
 
-import numbers
 from functools import lru_cache
 
-import numpy as np
 import torch
 
 from ...analysis import encode_words, probe_accuracy
-from ...hub import minilm_path
-from ...model import BertModel
-from ..common import ExerciseError, call, minilm_tokenizer, passed
+from ..common import ExerciseError, as_float, call, minilm_model, minilm_tokenizer, passed
 
 MINILM_LAYER = 3  # a middle layer: where chapter 06 found part of speech read best
 
@@ -58,9 +54,8 @@ def _minilm_words():
 
     rows = [r for r in load_task("pos", "dev") if len(r["words"]) <= 20][:90]
     batch = encode_words(minilm_tokenizer(), [r["words"] for r in rows])
-    model = BertModel.from_pretrained(minilm_path()).eval()
     with torch.no_grad():
-        states = model(batch.input_ids, attention_mask=batch.attention_mask,
+        states = minilm_model()(batch.input_ids, attention_mask=batch.attention_mask,
                        output_hidden_states=True).hidden_states[MINILM_LAYER]  # (B, T, H)
     features = [states[b, batch.first_token[b]] for b in range(len(rows))]  # (W_b, H) each
     tags = [torch.tensor(r["tags"]) for r in rows]
@@ -74,16 +69,13 @@ def _accuracy(name, fn, data):
         if not torch.equal(before, after):
             raise ExerciseError(f"{name}: your function changed its input {what} in place (standardising "
                                 "with `-=` or `/=`?); work on a copy, the caller's tensors are not yours")
-    if isinstance(got, torch.Tensor) and got.numel() == 1:
-        got = got.item()
-    if isinstance(got, np.ndarray) and got.size == 1:
-        got = got.item()
-    if not isinstance(got, numbers.Real) or isinstance(got, bool):
-        raise ExerciseError(f"{name}: expected the accuracy as a number between 0 and 1, received {got!r}")
-    if not 0.0 <= float(got) <= 1.0:
+    accuracy, problem = as_float(got)
+    if problem:
+        raise ExerciseError(f"{name}: expected the accuracy as a number between 0 and 1; your result {problem}")
+    if not 0.0 <= accuracy <= 1.0:
         raise ExerciseError(f"{name}: received {got!r}; return the fraction of test words tagged right "
                             "(between 0 and 1), not a count")
-    return float(got)
+    return accuracy
 
 
 def probe(fn) -> None:
@@ -107,7 +99,8 @@ def probe(fn) -> None:
             raise ExerciseError(f"{name}: accuracy {got:.3f}, expected near chance (0.25): labels drawn at random "
                                 "carry nothing from the training words to the test words\n"
                                 "  hint: fit on train_x, train_y only and score on test_x, test_y only; a probe "
-                                "fitted on (or with) the test words, or scored on the training words, learns them by heart")
+                                "fitted on (or with) the test words, or scored on the training words, learns them "
+                                "by heart")
     data = _minilm_words()
     name = f"all-MiniLM-L6-v2, layer {MINILM_LAYER}, {len(data[1])} Brown words to fit and {len(data[3])} to score"
     got = _accuracy(name, fn, data)

@@ -7,8 +7,7 @@ import math
 
 import torch
 
-from ..common import ExerciseError, call, passed
-from ._numbers import as_float
+from ..common import ExerciseError, as_float, call, passed
 
 
 def _params(shapes, scale: float, seed: int, none_at=()) -> list[torch.nn.Parameter]:

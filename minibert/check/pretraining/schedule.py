@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..common import ExerciseError, call, passed
-from ._numbers import as_float
+from ..common import ExerciseError, as_float, call, passed
 
 
 def reference(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0) -> float:
