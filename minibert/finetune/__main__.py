@@ -8,6 +8,7 @@ ends with the task's metric per seed and its mean ± sd. Every field of Finetune
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import shlex
 import sys
@@ -21,6 +22,7 @@ from ..tokenizer import TokenizerError
 from ..training.cli import add_flags, fields_of, parse_known
 from ..training.watchdog import TrainingDiverged
 from .recipes import GRID, MODELS, FinetuneConfig
+from .results import ResultsError, record, results_path
 from .sweep import sweep, table
 
 
@@ -32,6 +34,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=1, help="random restarts per setting (seed, seed+1, ...)")
     p.add_argument("--grid", action="store_true",
                    help="Appendix A.3's grid: batch 16/32, lr 5e-5/3e-5/2e-5, 2-4 epochs")
+    p.add_argument("--record", metavar="NAME", default=None,
+                   help="also store every run, with its provenance, in results/finetune/NAME.json (for the chapters)")
     add_flags(p, FinetuneConfig, FinetuneConfig())
     return p
 
@@ -43,9 +47,13 @@ def main(argv: list[str] | None = None) -> None:
         if args.seeds < 1:
             raise ConfigError(f"--seeds {args.seeds}: run at least one seed")
         cfg = FinetuneConfig(**fields_of(args, FinetuneConfig))
-        runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None,
-                     command="python -m minibert.finetune " + shlex.join(argv))
-    except (ConfigError, TaskError, CheckpointError, InputError, TokenizerError, FileExistsError,
+        if args.record:
+            results_path(args.record)  # a bad name fails now, not after the runs
+        command, started = "python -m minibert.finetune " + shlex.join(argv), datetime.datetime.now(datetime.timezone.utc)
+        runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None, command=command)
+        if args.record:
+            print(f"stored in {record(args.record, cfg, runs, command=command, started=started)}")
+    except (ConfigError, ResultsError, TaskError, CheckpointError, InputError, TokenizerError, FileExistsError,
             FileNotFoundError, TrainingDiverged) as e:
         sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
     Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)

@@ -42,8 +42,8 @@ HEADS = {"sentence": BertForSequenceClassification, "pair": BertForSequenceClass
 
 
 def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
-    """Fine-tune `cfg.model` on `cfg.task`; returns the final metrics on `cfg.eval_split` and the
-    run's facts. Refuses an out_dir that already holds a run (nothing is changed)."""
+    """Fine-tune `cfg.model` on `cfg.task`; returns the final metrics on `cfg.eval_split`, the same
+    after every epoch (`history`) and the run's facts. Refuses an out_dir that already holds a run (nothing is changed)."""
     out = Path(cfg.out_dir)
     if (out / "log.jsonl").exists():
         raise FileExistsError(f"{out} already holds a fine-tuning run; choose another --out-dir (nothing was changed)")
@@ -74,7 +74,7 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
 
     from tqdm.auto import tqdm
 
-    start, step, metrics = time.perf_counter(), 0, {}
+    start, step, metrics, history = time.perf_counter(), 0, {}, []
     bar = tqdm(total=total, disable=not (cfg.progress and accelerator.is_main_process), desc=cfg.task, unit="step")
     for epoch in range(1, cfg.epochs + 1):
         model.train()
@@ -95,6 +95,7 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
                 bar.set_postfix(loss=f"{float(loss):.3f}")
         metrics = evaluation.evaluate(accelerator.unwrap_model(model), task, valid, tokenizer, cfg)
         log.write("eval", step=step, epoch=epoch, split=cfg.eval_split, **metrics)
+        history.append({"epoch": epoch, "step": step, **metrics})
     bar.close()
     seconds = time.perf_counter() - start
     log.write("end", step=step, seconds=seconds, **metrics)
@@ -102,7 +103,7 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     if accelerator.is_main_process:
         save(accelerator.unwrap_model(model), tokenizer, out, metrics, facts, seconds)
     accelerator.wait_for_everyone()
-    return {"metrics": metrics, "seconds": seconds, "steps": step, "out_dir": str(out), **facts}
+    return {"metrics": metrics, "history": history, "seconds": seconds, "steps": step, "out_dir": str(out), **facts}
 
 
 def training_examples(cfg: FinetuneConfig) -> list[dict]:

@@ -33,7 +33,8 @@ def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, co
             seed = base.seed + k
             run = dataclasses.replace(cfg, seed=seed, out_dir=str(Path(base.out_dir) / name / f"seed-{seed}"))
             result = finetune(run, command=command)
-            runs.append({"setting": name, "seed": seed, "metrics": result["metrics"], "seconds": result["seconds"]})
+            runs.append({"setting": name, "seed": seed, "metrics": result["metrics"], "history": result["history"],
+                         "seconds": result["seconds"]})
     return runs
 
 

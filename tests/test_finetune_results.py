@@ -1,0 +1,77 @@
+"""Stored fine-tuning results: `--record` keeps every run with its provenance, and what is stored in
+results/finetune/ still matches the data, the weights and the command that made it."""
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from minibert.finetune import results
+from minibert.finetune.__main__ import main, parser
+from minibert.finetune.recipes import model_folder
+from minibert.hub import resolve, sha256_of
+from minibert.tasks.catalog import DATA_DIR
+
+from test_finetune import data_dir  # noqa: F401  (the small task files every fine-tuning test uses)
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = sorted((ROOT / "results" / "finetune").rglob("*.json"))
+
+
+def test_a_recorded_result_keeps_its_provenance_and_reads_back(data_dir, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(results, "RESULTS", tmp_path / "results")
+    argv = ["--task", "sentiment", "--model", "course", "--data-dir", str(data_dir), "--epochs", "2",
+            "--batch-size", "4", "--seeds", "2", "--out-dir", str(tmp_path / "runs"), "--no-progress",
+            "--record", "demo/course"]
+    main(argv)
+    doc = results.read_results("demo/course")
+    assert (tmp_path / "results" / "demo" / "course.json").is_file()
+    assert doc["command"] == "python -m minibert.finetune " + shlex.join(argv)
+    assert doc["data"] == {f"{s}.jsonl": sha256_of(data_dir / "sentiment" / f"{s}.jsonl") for s in ("train", "dev")}
+    assert doc["model"] == {"name": "course", "init": "pretrained",
+                            "weights_sha256": {"model.safetensors": sha256_of(ROOT / "models/course-tiny/model.safetensors")}}
+    assert doc["settings"]["epochs"] == 2 and "out_dir" not in doc["settings"]
+    assert doc["torch"] and doc["device"] and doc["date"][:2] == "20"
+    sweep = json.loads((tmp_path / "runs" / "sweep.json").read_text())
+    assert doc["runs"] == sweep and [r["seed"] for r in sweep] == [0, 1]
+    for run in doc["runs"]:  # the dev score after every epoch; the last one is the run's result
+        assert [h["epoch"] for h in run["history"]] == [1, 2]
+        assert run["history"][-1]["accuracy"] == run["metrics"]["accuracy"]
+
+
+@pytest.mark.parametrize("name", ["../outside", "/etc/x", "a/../../b", "x.json", ".hidden"])
+def test_a_bad_record_name_is_refused_before_any_run(name, data_dir, tmp_path):  # noqa: F811
+    with pytest.raises(SystemExit, match=r"error: --record .*give a name such as 'sentiment/minilm'"):
+        main(["--task", "sentiment", "--model", "course", "--data-dir", str(data_dir),
+              "--out-dir", str(tmp_path / "runs"), "--record", name])
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_missing_result_names_what_is_stored_and_how_to_make_it():
+    with pytest.raises(results.ResultsError, match=r"no stored result 'nothing/here'.*--record NAME.*results/README.md"):
+        results.read_results("nothing/here")
+
+
+@pytest.mark.parametrize("path", STORED, ids=[str(p.relative_to(ROOT / "results" / "finetune")) for p in STORED])
+def test_a_stored_result_matches_its_command_data_and_weights(path):
+    """A stored number is only as good as its provenance: the command parses to the settings it
+    stored, the task files and the weights are the ones in this repository and environment today,
+    and there is one run per seed it asked for."""
+    doc = json.loads(path.read_text())
+    name = str(path.relative_to(ROOT / "results" / "finetune").with_suffix(""))
+    argv = shlex.split(doc["command"])[3:]
+    assert argv[argv.index("--record") + 1] == name
+    args = parser().parse_args(argv)
+    for key, value in doc["settings"].items():
+        assert getattr(args, key) == value, (key, getattr(args, key), value)
+    folder = DATA_DIR / doc["settings"]["task"]
+    for file, digest in doc["data"].items():
+        assert sha256_of(folder / file) == digest, f"{name}: {folder / file} changed since it was made; remake it"
+    weights = resolve(model_folder(doc["model"]["name"]))
+    for file, digest in doc["model"]["weights_sha256"].items():
+        assert sha256_of(Path(weights) / file) == digest, f"{name}: {weights}/{file} is not the one it was made with"
+    settings = 18 if args.grid else 1
+    assert len(doc["runs"]) == settings * args.seeds
+    assert sorted({r["seed"] for r in doc["runs"]}) == list(range(args.seed, args.seed + args.seeds))
+    assert name in (ROOT / "results" / "finetune" / "make.sh").read_text()
