@@ -237,3 +237,22 @@ def test_a_seed_alone_gives_the_run_it_gives_in_a_sweep(data_dir, tmp_path):
     b = minibert.BertForSequenceClassification.from_pretrained(tmp_path / "alone" / "model")
     for key, value in a.state_dict().items():
         torch.testing.assert_close(b.state_dict()[key], value, rtol=0, atol=0)
+
+
+def test_a_killed_sweep_resumes_without_redoing_finished_runs(data_dir, tmp_path):
+    """--resume: finished seeds are read back (their folders untouched), a seed killed midway starts
+    again, and the sweep's result equals an uninterrupted one; a folder of other settings is refused."""
+    argv = ["--task", "sentiment", "--model", "course", "--data-dir", str(data_dir), "--epochs", "2", "--batch-size", "4",
+            "--seeds", "3", "--no-progress"]
+    main(argv + ["--out-dir", str(tmp_path / "whole")])
+    main(argv + ["--out-dir", str(tmp_path / "killed")])
+    seeds = tmp_path / "killed" / "run"
+    (seeds / "seed-1" / "metrics.json").unlink()  # as if killed after its log began, before it finished
+    kept = (seeds / "seed-0" / "model" / "model.safetensors").stat().st_mtime_ns
+    main(argv + ["--out-dir", str(tmp_path / "killed"), "--resume"])
+    assert (seeds / "seed-0" / "model" / "model.safetensors").stat().st_mtime_ns == kept
+    whole, resumed = (json.loads((tmp_path / d / "sweep.json").read_text()) for d in ("whole", "killed"))
+    strip = lambda runs: [{k: v for k, v in r.items() if k != "seconds"} for r in runs]  # noqa: E731
+    assert strip(resumed) == strip(whole) and [h["epoch"] for h in resumed[0]["history"]] == [1, 2]
+    with pytest.raises(SystemExit, match=r"seed-0 holds a finished run with other settings \(lr: 5e-05 there, 0.001 now\)"):
+        main(argv + ["--out-dir", str(tmp_path / "killed"), "--resume", "--lr", "1e-3"])

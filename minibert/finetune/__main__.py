@@ -34,6 +34,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=1, help="random restarts per setting (seed, seed+1, ...)")
     p.add_argument("--grid", action="store_true",
                    help="Appendix A.3's grid: batch 16/32, lr 5e-5/3e-5/2e-5, 2-4 epochs")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the runs that already finished in --out-dir; start the others (again)")
     p.add_argument("--record", metavar="NAME", default=None,
                    help="also store every run, with its provenance, in results/finetune/NAME.json (for the chapters)")
     add_flags(p, FinetuneConfig, FinetuneConfig())
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.record:
             results_path(args.record)  # a bad name fails now, not after the runs
         command, started = "python -m minibert.finetune " + shlex.join(argv), datetime.datetime.now(datetime.timezone.utc)
-        runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None, command=command)
+        runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None, command=command,
+                     resume=args.resume)
         if args.record:
             print(f"stored in {record(args.record, cfg, runs, command=command, started=started)}")
     except (ConfigError, ResultsError, TaskError, CheckpointError, InputError, TokenizerError, FileExistsError,

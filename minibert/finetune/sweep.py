@@ -12,9 +12,12 @@ dev split (`eval_split="dev"`, the default); the test split is scored once, by t
 from __future__ import annotations
 
 import dataclasses
+import json
+import shutil
 import statistics
 from pathlib import Path
 
+from ..training.log import read_log
 from .loop import finetune
 from .recipes import FinetuneConfig, grid
 
@@ -24,18 +27,42 @@ def setting_name(cfg: FinetuneConfig, space: dict | None) -> str:
     return ",".join(f"{k}={getattr(cfg, k)}" for k in space) if space else "run"
 
 
-def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, command: str | None = None) -> list[dict]:
-    """Fine-tune every setting of `space` (or `base` alone) with seeds base.seed ... base.seed + seeds - 1."""
+def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, command: str | None = None,
+          resume: bool = False) -> list[dict]:
+    """Fine-tune every setting of `space` (or `base` alone) with seeds base.seed ... base.seed + seeds - 1.
+
+    resume=True: a run already finished in its folder (same settings) is read back, not redone; one
+    that was killed before it finished starts again. A long sweep can be stopped at any time."""
     runs = []
     for cfg in (grid(base, space) if space else [base]):
         name = setting_name(cfg, space)
         for k in range(seeds):
             seed = base.seed + k
             run = dataclasses.replace(cfg, seed=seed, out_dir=str(Path(base.out_dir) / name / f"seed-{seed}"))
-            result = finetune(run, command=command)
+            result = (finished(run) if resume else None) or finetune(run, command=command)
             runs.append({"setting": name, "seed": seed, "metrics": result["metrics"], "history": result["history"],
                          "seconds": result["seconds"]})
     return runs
+
+
+def finished(run: FinetuneConfig) -> dict | None:
+    """A finished run's result, read from its folder; None if it never finished there (what a killed
+    run left is removed, so it starts again). A folder holding a run of other settings is an error."""
+    out = Path(run.out_dir)
+    if (out / "metrics.json").is_file():
+        stored = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+        differ = {k: (v, run.to_dict()[k]) for k, v in stored["config"].items() if run.to_dict().get(k) != v
+                  and k not in ("out_dir", "progress", "tensorboard", "log_every")}
+        if differ:
+            raise FileExistsError(f"{out} holds a finished run with other settings ("
+                                  + ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in differ.items())
+                                  + "); choose another --out-dir (nothing was changed)")
+        history = [{k: v for k, v in r.items() if k not in ("kind", "split")} for r in read_log(out / "log.jsonl", "eval")]
+        return {**stored, "history": history}
+    if (out / "log.jsonl").exists():
+        print(f"{out}: a run that did not finish; starting it again")
+        shutil.rmtree(out)
+    return None
 
 
 def summary(runs: list[dict], metric: str) -> list[dict]:
