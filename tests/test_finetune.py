@@ -130,6 +130,15 @@ def test_one_loop_fine_tunes_every_head_and_saves_what_transformers_loads(task, 
     records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     assert [r["kind"] for r in records][0] == "run" and records[-1]["kind"] == "end"
     assert [r["kind"] for r in records].count("eval") == 1
+    kept = json.loads((tmp_path / "run" / "predictions.json").read_text())  # each dev example's prediction
+    dev = minibert.tasks.load_task(task, "dev", data_dir)
+    assert list(kept) == [e["id"] for e in dev] and kept == result["predictions"]
+    if task == "cloze-qa":  # the kept answers give the run's SQuAD scores; score and null give its threshold
+        from minibert.finetune.metrics import squad_scores
+        references = {e["id"]: e["answers"]["text"] for e in dev}
+        assert squad_scores({k: v["answer"] for k, v in kept.items()}, references) == pytest.approx(
+            {k: metrics[k] for k in ("exact_match", "f1")})
+        assert all(isinstance(v["null"], float) for v in kept.values())
     cls = getattr(transformers, HF_CLASSES[task])
     theirs, info = cls.from_pretrained(tmp_path / "run" / "model", output_loading_info=True)
     assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"]

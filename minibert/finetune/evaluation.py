@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from .features import collate, encode
 from .metrics import compute, squad_scores
-from .spans import best_threshold, merge, window_answers
+from .spans import best_threshold, merge, per_example, window_answers
 
 
 @torch.no_grad()
@@ -42,19 +42,27 @@ def _join(parts: list[torch.Tensor], tokenwise: bool) -> torch.Tensor:
     return torch.cat([F.pad(p, (0, 0) * (p.dim() - 2) + (0, T - p.shape[1]), value=fill) for p in parts])
 
 
-def evaluate(model, task, examples: list[dict], tokenizer, cfg) -> dict:
-    """The task's metric (and, for SQuAD-2.0-style data, the no-answer threshold chosen on it)."""
+def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | None = None) -> dict:
+    """The task's metric (and, for SQuAD-2.0-style data, the no-answer threshold chosen on it).
+    `keep`, if given, is filled with each example's prediction by its id: the class (or score), the
+    tags of its words, the choice; for spans the best span's text, its score and the no-answer
+    score, from which §4.3's threshold is chosen (Google's run_squad.py writes the same two files)."""
     settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
     features = encode(task.kind, examples, tokenizer, **settings)
     logits = predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
                      tokenwise=task.kind in ("tagging", "span"))
+    keep = {} if keep is None else keep
     if task.kind == "span":
         windows = window_answers(*logits, features, max_answer_length=cfg.max_answer_length)
         references = {e["id"]: e["answers"]["text"] for e in examples}
-        scores = squad_scores(merge(windows, examples), references)
+        answers = merge(windows, examples)
+        best, null = per_example(windows)
+        keep.update({e["id"]: {"answer": answers[e["id"]], "score": best[k]["score"] if k in best else None,
+                               "null": null[k]} for k, e in enumerate(examples)})
+        scores = squad_scores(answers, references)
         if any(not answers for answers in references.values()):  # SQuAD 2.0: questions without an answer
-            tau, best = best_threshold(windows, examples, lambda a: squad_scores(a, references)["f1"])
-            scores.update(no_answer_threshold=tau, best_f1=best)
+            tau, best_f1 = best_threshold(windows, examples, lambda a: squad_scores(a, references)["f1"])
+            scores.update(no_answer_threshold=tau, best_f1=best_f1)
         return scores
     (logits,) = logits
     if task.kind == "tagging":
@@ -63,8 +71,11 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg) -> dict:
             words = [(w, tag) for w, tag in zip(f["word_ids"], row) if w is not None]
             predicted.append([task.labels[tag] for _, tag in words])
             gold.append([task.labels[e["tags"][w]] for w, _ in words])
+            keep[e["id"]] = predicted[-1]
         return compute(task.metric, predicted, gold)
     labels = [e["label"] for e in examples]
     if task.labels is None and task.kind == "pair":  # regression: the score itself
+        keep.update({e["id"]: v for e, v in zip(examples, logits[:, 0].tolist())})
         return compute(task.metric, logits[:, 0].tolist(), labels)
+    keep.update({e["id"]: v for e, v in zip(examples, logits.argmax(-1).tolist())})
     return compute(task.metric, logits.argmax(-1).tolist(), labels)

@@ -43,7 +43,9 @@ HEADS = {"sentence": BertForSequenceClassification, "pair": BertForSequenceClass
 
 def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     """Fine-tune `cfg.model` on `cfg.task`; returns the final metrics on `cfg.eval_split`, the same
-    after every epoch (`history`) and the run's facts. Refuses an out_dir that already holds a run (nothing is changed)."""
+    after every epoch (`history`), each example's final prediction (`predictions`, also written to
+    out_dir/predictions.json) and the run's facts. Refuses an out_dir that already holds a run
+    (nothing is changed)."""
     out = Path(cfg.out_dir)
     if (out / "log.jsonl").exists():
         raise FileExistsError(f"{out} already holds a fine-tuning run; choose another --out-dir (nothing was changed)")
@@ -93,7 +95,8 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
                 log.write("train", step=step, epoch=epoch, loss=float(loss), lr=scheduler.get_last_lr()[0],
                           grad_norm=grad_norm, seconds=time.perf_counter() - start)
                 bar.set_postfix(loss=f"{float(loss):.3f}")
-        metrics = evaluation.evaluate(accelerator.unwrap_model(model), task, valid, tokenizer, cfg)
+        predictions = {}  # each dev example's prediction, by its id: kept from the last epoch
+        metrics = evaluation.evaluate(accelerator.unwrap_model(model), task, valid, tokenizer, cfg, keep=predictions)
         log.write("eval", step=step, epoch=epoch, split=cfg.eval_split, **metrics)
         history.append({"epoch": epoch, "step": step, **metrics})
     bar.close()
@@ -101,9 +104,11 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     log.write("end", step=step, seconds=seconds, **metrics)
     log.close()
     if accelerator.is_main_process:
-        save(accelerator.unwrap_model(model), tokenizer, out, metrics, facts, seconds)
+        (out / "predictions.json").write_text(json.dumps(predictions) + "\n", encoding="utf-8")
+        save(accelerator.unwrap_model(model), tokenizer, out, metrics, facts, seconds)  # metrics.json last: the run is done
     accelerator.wait_for_everyone()
-    return {"metrics": metrics, "history": history, "seconds": seconds, "steps": step, "out_dir": str(out), **facts}
+    return {"metrics": metrics, "history": history, "predictions": predictions, "seconds": seconds, "steps": step,
+            "out_dir": str(out), **facts}
 
 
 def training_examples(cfg: FinetuneConfig) -> list[dict]:

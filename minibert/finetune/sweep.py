@@ -42,6 +42,8 @@ def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, co
             result = (finished(run) if resume else None) or finetune(run, command=command)
             runs.append({"setting": name, "seed": seed, "metrics": result["metrics"], "history": result["history"],
                          "seconds": result["seconds"]})
+            if result["task_kind"] == "span":  # small, and what SQuAD 2.0's threshold is chosen from
+                runs[-1]["predictions"] = result["predictions"]
     return runs
 
 
@@ -58,7 +60,9 @@ def finished(run: FinetuneConfig) -> dict | None:
                                   + ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in differ.items())
                                   + "); choose another --out-dir (nothing was changed)")
         history = [{k: v for k, v in r.items() if k not in ("kind", "split")} for r in read_log(out / "log.jsonl", "eval")]
-        return {**stored, "history": history}
+        kept = out / "predictions.json"  # absent in a folder written before predictions were kept
+        return {**stored, "history": history,
+                "predictions": json.loads(kept.read_text(encoding="utf-8")) if kept.is_file() else {}}
     if (out / "log.jsonl").exists():
         print(f"{out}: a run that did not finish; starting it again")
         shutil.rmtree(out)
