@@ -44,3 +44,36 @@ def exercise_functions(notebook) -> dict:
             source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
             exec(compile(source, f"{notebook}", "exec"), namespace)
     return namespace
+
+
+def checker_contract(notebook: str, exercises: list[tuple[str, str]]):
+    """What every chapter's checkers promise, as two tests a test module takes by assignment:
+    each solution passes with one line starting "✓ <checker>:", and each learner's stub lets its
+    NotImplementedError ("Exercise N.k ...") through. `exercises` pairs a checker's name in
+    `minibert.check` with the function it checks. Returns (solutions, stubs, test, test).
+
+        SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
+            "07_sentences_and_pairs", [("encode_pair", "my_encode_pair"), ...])
+    """
+    from pathlib import Path
+
+    import pytest
+
+    from minibert import check
+
+    root = Path(__file__).resolve().parents[1] / "exercises"
+    solutions = exercise_functions(root / "solutions" / f"{notebook}.ipynb")
+    stubs = exercise_functions(root / f"{notebook}.ipynb")
+    chapter = int(notebook[:2])
+
+    @pytest.mark.parametrize("checker, function", exercises)
+    def test_the_solution_passes(checker, function, capsys):
+        getattr(check, checker)(solutions[function])
+        assert capsys.readouterr().out.startswith(f"✓ {checker}:")
+
+    @pytest.mark.parametrize("checker, function", exercises)
+    def test_the_stub_raises_not_implemented(checker, function):
+        with pytest.raises(NotImplementedError, match=rf"Exercise {chapter}\."):
+            getattr(check, checker)(stubs[function])
+
+    return solutions, stubs, test_the_solution_passes, test_the_stub_raises_not_implemented

@@ -1,33 +1,19 @@
 """The checkers of chapter 06's exercises accept the solutions and other correct styles, let the stubs'
 NotImplementedError through, and reject the mistakes learners make with feedback that names them."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from helpers import exercise_functions
+from helpers import checker_contract
 
 from minibert import check
 from minibert.check import ExerciseError
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "06_what_attention_learns.ipynb")
-STUBS = exercise_functions(ROOT / "exercises" / "06_what_attention_learns.ipynb")
 EXERCISES = [("offset_score", "my_offset_score"), ("attention_entropy", "my_attention_entropy"),
              ("head_mask_hook", "my_head_mask_hook"), ("probe", "my_probe_accuracy")]
-
-
-@pytest.mark.parametrize("checker, function", EXERCISES)
-def test_the_solution_passes(checker, function, capsys):
-    getattr(check, checker)(SOLUTIONS[function])
-    assert capsys.readouterr().out.startswith(f"✓ {checker}:")
-
-
-@pytest.mark.parametrize("checker, function", EXERCISES)
-def test_the_stub_raises_not_implemented(checker, function):
-    with pytest.raises(NotImplementedError, match="Exercise 6"):
-        getattr(check, checker)(STUBS[function])
+SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
+    "06_what_attention_learns", EXERCISES)
 
 
 # --- 6.1 offset score ---------------------------------------------------------------------------

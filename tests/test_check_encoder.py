@@ -2,35 +2,20 @@
 through, and reject the mistakes learners make with feedback that names the mistake."""
 
 import math
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import exercise_functions
+from helpers import checker_contract
 
 from minibert import check
 from minibert.check import ExerciseError
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "03_encoder.ipynb")
-STUBS = exercise_functions(ROOT / "exercises" / "03_encoder.ipynb")
-
 EXERCISES = [("feed_forward", "my_feed_forward"), ("encoder_layer", "my_encoder_layer"),
              ("count_parameters", "my_count_parameters"), ("load_layer", "my_load_layer"),
              ("forward_flops", "my_forward_flops"), ("tf_to_pytorch", "my_tf_to_pytorch")]
-
-
-@pytest.mark.parametrize("checker, function", EXERCISES)
-def test_the_solution_passes(checker, function, capsys):
-    getattr(check, checker)(SOLUTIONS[function])
-    assert capsys.readouterr().out.startswith(f"✓ {checker}:")
-
-
-@pytest.mark.parametrize("checker, function", EXERCISES)
-def test_the_stub_raises_not_implemented(checker, function):
-    with pytest.raises(NotImplementedError, match="Exercise 3"):
-        getattr(check, checker)(STUBS[function])
+SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
+    "03_encoder", EXERCISES)
 
 
 # --- 3.1 the feed-forward block: each bug is what a learner writes ---------------------------------

@@ -4,13 +4,12 @@ styles (numpy, plain lists, torch.multinomial, minibert's own functions) is acce
 
 import functools
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import exercise_functions
+from helpers import checker_contract
 
 from minibert import check
 from minibert.check import ExerciseError
@@ -18,24 +17,10 @@ from minibert.check.masking import whole_words as masking_check
 from minibert.masking import mask_tokens
 from minibert.pretraining_data import IS_NEXT, create_instances_from_document
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "04_masking.ipynb")
-STUBS = exercise_functions(ROOT / "exercises" / "04_masking.ipynb")
-CHECKERS = {"my_mask_tokens": check.mask_tokens, "my_word_groups": check.word_groups,
-            "my_nsp_pair": check.nsp_pair, "my_whole_word_selection": check.whole_word_selection,
-            "my_masked_lm_loss": check.masked_lm_loss}
-
-
-@pytest.mark.parametrize("name", CHECKERS)
-def test_the_solution_passes(name, capsys):
-    CHECKERS[name](SOLUTIONS[name])
-    assert capsys.readouterr().out.startswith("✓")
-
-
-@pytest.mark.parametrize("name", CHECKERS)
-def test_the_stub_is_let_through(name):
-    with pytest.raises(NotImplementedError, match="Exercise 4"):
-        CHECKERS[name](STUBS[name])
+EXERCISES = [("mask_tokens", "my_mask_tokens"), ("word_groups", "my_word_groups"), ("nsp_pair", "my_nsp_pair"),
+             ("whole_word_selection", "my_whole_word_selection"), ("masked_lm_loss", "my_masked_lm_loss")]
+SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
+    "04_masking", EXERCISES)
 
 
 # ---- 4.1: masking ------------------------------------------------------------------------------------

@@ -3,33 +3,19 @@ mistakes learners really make are rejected with a message that names them, while
 styles (numpy, plain loops, torch's own functions, other names and orders) is accepted."""
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from helpers import exercise_functions
+from helpers import checker_contract
 
 from minibert import check
 from minibert.check import ExerciseError
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = exercise_functions(ROOT / "exercises" / "solutions" / "05_pretraining.ipynb")
-STUBS = exercise_functions(ROOT / "exercises" / "05_pretraining.ipynb")
-CHECKERS = {"my_learning_rate": check.learning_rate, "my_parameter_groups": check.parameter_groups,
-            "my_accumulate": check.accumulate, "my_clip_grad_norm": check.clip_grad_norm}
-
-
-@pytest.mark.parametrize("name", CHECKERS)
-def test_the_solution_passes(name, capsys):
-    CHECKERS[name](SOLUTIONS[name])
-    assert capsys.readouterr().out.startswith("✓")
-
-
-@pytest.mark.parametrize("name", CHECKERS)
-def test_the_stub_is_let_through(name):
-    with pytest.raises(NotImplementedError, match="Exercise 5"):
-        CHECKERS[name](STUBS[name])
+EXERCISES = [("learning_rate", "my_learning_rate"), ("parameter_groups", "my_parameter_groups"),
+             ("accumulate", "my_accumulate"), ("clip_grad_norm", "my_clip_grad_norm")]
+SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
+    "05_pretraining", EXERCISES)
 
 
 def rejected(checker, fn, message):
