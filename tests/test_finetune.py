@@ -265,3 +265,38 @@ def test_a_killed_sweep_resumes_without_redoing_finished_runs(data_dir, tmp_path
     assert strip(resumed) == strip(whole) and [h["epoch"] for h in resumed[0]["history"]] == [1, 2]
     with pytest.raises(SystemExit, match=r"seed-0 holds a finished run with other settings \(lr: 5e-05 there, 0.001 now\)"):
         main(argv + ["--out-dir", str(tmp_path / "killed"), "--resume", "--lr", "1e-3"])
+
+
+def test_the_no_answer_threshold_is_the_best_of_every_threshold():
+    """§4.3's τ, chosen as the official SQuAD 2.0 script does: exactly the best F1 over every τ,
+    answering nobody included (the right choice for a model whose answers are worse than silence),
+    and equal gaps switching together; the τ returned gives that F1 through `merge`."""
+    import random as rnd
+
+    from minibert.finetune.metrics import squad_scores
+    from minibert.finetune.spans import best_threshold, sweep_threshold
+
+    def brute(gaps, a, b):  # every τ between, above and below the gaps
+        g = sorted(set(gaps))
+        taus = [g[0] - 1] + [(x + y) / 2 for x, y in zip(g, g[1:])] + [g[-1]]
+        return max(100 * sum(a[k] if gaps[k] > t else b[k] for k in range(len(gaps))) / len(gaps) for t in taus)
+
+    r = rnd.Random(0)
+    for trial in range(200):
+        n = r.randint(1, 12)
+        gaps = [r.choice([-1.0, 0.0, 0.5, 2.0]) if trial % 2 else r.gauss(0, 2) for _ in range(n)]  # ties half the time
+        a, b = [r.choice([0.0, 0.5, 1.0]) for _ in range(n)], [float(r.random() < 0.4) for _ in range(n)]
+        tau, score = sweep_threshold(gaps, a, b)
+        assert score == pytest.approx(brute(gaps, a, b))
+        assert score == pytest.approx(100 * sum(a[k] if gaps[k] > tau else b[k] for k in range(n)) / n)
+    assert sweep_threshold([3.0, 1.0], [0.0, 0.0], [1.0, 1.0]) == (3.0, 100.0)  # silence beats every answer
+
+    context = "Ishmael sailed with Ahab on the Pequod."
+    examples = [{"id": str(k), "context": context} for k in range(4)]
+    windows = [{"example_index": k, "null": 0.0, "score": gap, "start": 0, "end": 7}  # each proposes "Ishmael"
+               for k, gap in enumerate([3.0, -1.0, 2.0, 1.0])]
+    references = {"0": ["Ishmael"], "1": [], "2": ["Ishmael"], "3": []}
+    tau, f1 = best_threshold(windows, examples, references)
+    answers = merge(windows, examples, threshold=tau)
+    assert 1.0 < tau < 2.0 and answers == {"0": "Ishmael", "1": "", "2": "Ishmael", "3": ""}
+    assert f1 == squad_scores(answers, references)["f1"] == 100.0

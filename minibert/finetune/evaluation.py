@@ -61,7 +61,7 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | 
                                "null": null[k]} for k, e in enumerate(examples)})
         scores = squad_scores(answers, references)
         if any(not answers for answers in references.values()):  # SQuAD 2.0: questions without an answer
-            tau, best_f1 = best_threshold(windows, examples, lambda a: squad_scores(a, references)["f1"])
+            tau, best_f1 = best_threshold(windows, examples, references)
             scores.update(no_answer_threshold=tau, best_f1=best_f1)
         return scores
     (logits,) = logits

@@ -17,6 +17,7 @@ import math
 import torch
 
 from ..heads.question_answering import best_spans
+from .metrics import squad_f1
 
 
 def window_answers(start_logits: torch.Tensor, end_logits: torch.Tensor, features: list[dict], *,
@@ -68,12 +69,39 @@ def _answers(best: dict[int, dict], null: dict[int, float], examples: list[dict]
     return answers
 
 
-def best_threshold(windows: list[dict], examples: list[dict], score) -> tuple[float, float]:
-    """τ chosen on the dev set to maximise `score(answers)` (F1), as §4.3 says: every gap between an
-    example's best span and its null score is a candidate, and the best one wins. Returns (τ, score)."""
+def best_threshold(windows: list[dict], examples: list[dict], references: dict) -> tuple[float, float]:
+    """τ chosen on the dev set to maximise SQuAD's F1, as §4.3 says: (τ, F1 in percent at τ).
+    `references`: each example's id -> its gold answers ([] when it has none)."""
     best, null = per_example(windows)
-    gaps = sorted({0.0} | {w["score"] - null[k] - 1e-6 for k, w in best.items()})
-    gaps = gaps[::max(1, len(gaps) // 64)]  # at most ~64 candidates: each is a pass over the dev set
-    scored = [(score(_answers(best, null, examples, t)), t) for t in gaps]
-    (value, tau) = max(scored, key=lambda pair: (pair[0], -abs(pair[1])))
-    return tau, value
+    answers = merge(windows, examples)
+    gaps, if_answered, if_abstained = [], [], []
+    for k, example in enumerate(examples):
+        gold = references[example["id"]]
+        if_abstained.append(squad_f1("", gold))
+        gaps.append(best[k]["score"] - null[k] if k in best else -math.inf)  # no span at all: always abstains
+        if_answered.append(squad_f1(answers[example["id"]], gold) if k in best else if_abstained[-1])
+    return sweep_threshold(gaps, if_answered, if_abstained)
+
+
+def sweep_threshold(gaps: list[float], if_answered: list[float], if_abstained: list[float]) -> tuple[float, float]:
+    """The exact best τ, as the official SQuAD 2.0 script's find_best_thresh: start from answering
+    nothing, then answer the questions in order of their gap ŝ - s_null, largest first; each step
+    trades one question's abstain score for its answer score. Every τ is tried (questions with equal
+    gaps switch together), the all-abstain one included. Returns (τ, mean score in percent); with
+    τ, a question is answered when its gap > τ."""
+    n = len(gaps)
+    order = sorted(range(n), key=lambda k: -gaps[k])
+    finite = [gaps[k] for k in order if gaps[k] > -math.inf]
+    total = sum(if_abstained)
+    best_total, tau = total, (finite[0] if finite else 0.0)  # τ = the largest gap: nobody is answered
+    for rank, k in enumerate(order):
+        if gaps[k] == -math.inf:
+            break
+        total += if_answered[k] - if_abstained[k]
+        following = gaps[order[rank + 1]] if rank + 1 < n else -math.inf
+        if following == gaps[k]:
+            continue  # tied gaps switch together
+        if total > best_total:  # strictly better: on ties the larger τ (fewer answers) is kept, as the official script
+            best_total = total
+            tau = (gaps[k] + following) / 2 if following > -math.inf else gaps[k] - 1.0
+    return tau, 100.0 * best_total / n
