@@ -6,13 +6,15 @@ and prints one line starting with ✓ when everything agrees. Nothing here conta
 checkers compare with minibert, whose code is the reference you can read.
 """
 
-from . import analysis, attention, encoder, masking, pretraining, wordpiece
+from . import analysis, attention, encoder, masking, pretraining, sentences, spans, wordpiece
 from .analysis import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .common import ExerciseError
 from .encoder import *  # noqa: F403
 from .masking import *  # noqa: F403
 from .pretraining import *  # noqa: F403
+from .sentences import *  # noqa: F403
+from .spans import *  # noqa: F403
 from .wordpiece import *  # noqa: F403
 
-__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__]
+__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__, *sentences.__all__, *spans.__all__]

@@ -13,6 +13,8 @@ pandas table), so it renders offline, in JupyterLab and in a notebook stored on 
   hand; a chunk cut into A and B for next-sentence prediction
 - `pretraining`: chapter 05's learning-rate schedule, a run's MLM and NSP losses apart, loss baselines
   with their perplexities, a model's top guesses behind [MASK]
+- `spans`: chapter 08's word labels on pieces, the span-score matrix, context windows, the no-answer
+  threshold curve, the multiple-choice reshape, stored scores from pre-trained and random weights
 - `theory`: measured values beside expected ones, proportions with their binomial intervals
 - `fonts`: text the monospace font can draw
 - `wordpiece`: words cut into pieces, WordPiece merges and the greedy search drawn, chapter 01's tables
@@ -31,6 +33,10 @@ from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagram
 from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
                       masking_view, nsp_cut)
 from .pretraining import baselines_figure, fill_mask_table, losses_figure, schedule_figure
+from .sentences import (cls_attention, confusion_figure, dev_curves, grid_frame, grid_heatmap, head_steps,
+                        pair_rows, parse_setting, seed_strip)
+from .spans import (choices_reshape, results_bars, span_matrix, tagging_alignment, threshold_curve,
+                    windows_figure)
 from .theory import Z_999, against_theory, binomial_halfwidth, rates_table
 from .wordpiece import (TOKEN_COLOURS, greedy_figure, greedy_trace, merges_figure, pairs_table,
                         stages_table, sweep_figure, token_rows, tokens_table)
@@ -84,4 +90,19 @@ __all__ = [
     "fill_mask_table",
     "losses_figure",
     "schedule_figure",
+    "cls_attention",
+    "confusion_figure",
+    "dev_curves",
+    "grid_frame",
+    "grid_heatmap",
+    "head_steps",
+    "pair_rows",
+    "parse_setting",
+    "seed_strip",
+    "choices_reshape",
+    "results_bars",
+    "span_matrix",
+    "tagging_alignment",
+    "threshold_curve",
+    "windows_figure",
 ]

@@ -1,0 +1,97 @@
+"""The checker of exercise 7.3: several seeds per setting, each setting's mean and sample standard
+deviation on dev, and the setting chosen by its mean dev score; the test scores are there, and must
+not be looked at (§4.1: "selected the best model on the Dev set")."""
+
+from __future__ import annotations
+
+import copy
+import random
+import statistics
+
+from ...finetune.sweep import summary
+from ..common import ExerciseError, as_float, call, passed
+
+
+def _pick_ref(dev, test, *, by="mean", source="dev", ddof=1, report="dev"):
+    """(best setting, its mean, its sd); the keyword arguments produce the usual mistakes."""
+    scores = dev if source == "dev" else test
+    key = {"mean": statistics.fmean, "max": max, "median": statistics.median}[by]
+    best = max(scores, key=lambda s: key(scores[s]))
+    values = (dev if report == "dev" else test)[best]
+    sd = statistics.stdev(values) if ddof == 1 else statistics.pstdev(values)
+    return best, statistics.fmean(values), sd
+
+
+MISTAKES = [
+    ("this setting has the best *test* score: choices are made on dev, the test split is kept for one "
+     "final number of the chosen setting (else the test score is no longer an estimate on unseen data)",
+     dict(source="test")),
+    ("this setting has the best single seed; the exercise asks for the best *mean* over the seeds "
+     "(one lucky restart is what the mean guards against)", dict(by="max")),
+    ("this is the population sd (divides by n); use the sample sd, which divides by n - 1 "
+     "(statistics.stdev, np.std(..., ddof=1), torch.std)", dict(ddof=0)),
+    ("the setting is right but the mean and sd are its test scores; report its dev scores here",
+     dict(report="test")),
+    ("the best single seed, and the population sd", dict(by="max", ddof=0)),
+    ("chosen on test, with the population sd", dict(source="test", ddof=0)),
+]
+
+HAND_DEV = {"batch_size=16,lr=5e-05": [0.80, 0.70, 0.75],  # the best single seed, a worse mean
+            "batch_size=32,lr=3e-05": [0.78, 0.76, 0.77],  # the best mean: 0.77, sd 0.01
+            "batch_size=32,lr=2e-05": [0.74, 0.73, 0.75]}
+HAND_TEST = {"batch_size=16,lr=5e-05": [0.74, 0.69, 0.72], "batch_size=32,lr=3e-05": [0.75, 0.74, 0.73],
+             "batch_size=32,lr=2e-05": [0.79, 0.78, 0.80]}  # the best on test: a trap
+
+
+def _check(name, fn, dev, test):
+    dev_copy, test_copy = copy.deepcopy(dev), copy.deepcopy(test)
+    got = call(fn, name, dev_copy, test_copy)
+    if (dev_copy, test_copy) != (dev, test):
+        raise ExerciseError(f"{name}: your function changed the dicts it was given (sorted a list in place?)")
+    if not (isinstance(got, (tuple, list)) and len(got) == 3):
+        raise ExerciseError(f"{name}: expected a tuple (setting, mean, sd), received {got!r}")
+    setting, mean, sd = got
+    numbers = []
+    for what, value in (("mean", mean), ("sd", sd)):
+        number, problem = as_float(value)
+        if problem:
+            raise ExerciseError(f"{name}: the {what} {problem}")
+        numbers.append(number)
+    expected = _pick_ref(dev, test)
+    row = next(r for r in summary([{"setting": s, "metrics": {"dev": v}} for s, vs in dev.items() for v in vs], "dev"))
+    assert row["setting"] == expected[0] and abs(row["mean"] - expected[1]) < 1e-12  # minibert agrees
+    close = lambda x, y: abs(x - y) <= 1e-9 + 1e-7 * abs(y)  # noqa: E731
+    if setting == expected[0] and close(numbers[0], expected[1]) and close(numbers[1], row["sd"]):
+        return
+    hint = next((h for h, kw in MISTAKES if (lambda w: setting == w[0] and close(numbers[0], w[1])
+                                              and close(numbers[1], w[2]))(_pick_ref(dev, test, **kw))), "")
+    if not hint and setting != expected[0]:
+        hint = "pick the setting whose mean dev score over its seeds is the highest"
+    raise ExerciseError(f"{name}:\n  expected {(expected[0], round(expected[1], 6), round(row['sd'], 6))}\n"
+                        f"  received {(setting, round(numbers[0], 6), round(numbers[1], 6))}"
+                        + (f"\n  hint: {hint}" if hint else ""))
+
+
+def _random_case(rng: random.Random, settings: int, seeds: int):
+    names = [f"batch_size={b},lr={lr},epochs={e}" for b in (16, 32) for lr in ("5e-05", "3e-05", "2e-05")
+             for e in (2, 3, 4)]
+    chosen = rng.sample(names, settings)
+    dev = {s: [round(rng.uniform(0.55, 0.85), 4) for _ in range(seeds)] for s in chosen}
+    test = {s: [round(rng.uniform(0.55, 0.85), 4) for _ in range(seeds)] for s in chosen}
+    return dev, test
+
+
+def pick_setting(fn) -> None:
+    """fn(dev {setting: [score per seed]}, test {same}) -> (best setting by mean dev, its mean, its sample sd)."""
+    _check("hand case: three settings of three seeds, dev " + str(HAND_DEV) + ", test " + str(HAND_TEST), fn,
+           HAND_DEV, HAND_TEST)
+    two = {"a": [0.6, 0.8], "b": [0.65, 0.66]}  # sd of two seeds: |x1 - x2| / sqrt 2
+    _check(f"hand case: two seeds each, dev {two}, test equal to dev", fn, two, copy.deepcopy(two))
+    rng = random.Random(73)
+    cases = [(18, 2), (6, 3), (4, 5), (2, 4)]
+    for settings, seeds in cases:
+        dev, test = _random_case(rng, settings, seeds)
+        _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
+               fn, dev, test)
+    passed("pick_setting", f"2 hand-computed cases and {len(cases)} random grids agree with "
+                           "minibert.finetune.sweep.summary, chosen on dev")

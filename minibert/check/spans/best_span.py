@@ -1,0 +1,106 @@
+"""The checker of exercise 8.2: the best answer span of one window, score S·T_i + E·T_j = start_i + end_j,
+with j ≥ i, both ends in the passage, and at most `max_answer_length` tokens (j - i + 1 ≤ max), as
+`minibert.heads.question_answering.best_spans` finds it (§4.2)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ...heads.question_answering import best_spans
+from ..common import ExerciseError, _short, as_float, call, passed
+
+
+def _search(start, end, mask, max_len, *, backwards=False, no_limit=False, one_more=False, mask_ends="both"):
+    """(i, j, score) by brute force; the keyword arguments make the usual mistakes."""
+    T, best = len(start), (None, None, -math.inf)
+    limit = math.inf if no_limit else max_len + (1 if one_more else 0)
+    for i in range(T):
+        for j in range(T):
+            if (j < i and not backwards) or j - i + 1 > limit:
+                continue
+            if mask_ends in ("both", "start") and not mask[i] or mask_ends == "both" and not mask[j]:
+                continue
+            if start[i] + end[j] > best[2]:
+                best = (i, j, float(start[i] + end[j]))
+    return best
+
+
+MISTAKES = [
+    ("an end before its start (j < i); the span needs j ≥ i. (Taking the arg-max of the start and of the end "
+     "apart does this.)", dict(backwards=True)),
+    ("a span longer than max_answer_length; keep j - i + 1 ≤ max_answer_length", dict(no_limit=True)),
+    ("a span of max_answer_length + 1 tokens: off by one in the limit; the span (i, j) has j - i + 1 tokens, "
+     "so the test is j - i + 1 ≤ max_answer_length (j - i < max_answer_length)", dict(one_more=True)),
+    ("a span outside the passage ([CLS], the question or [SEP]); both ends must be where context_mask is True",
+     dict(mask_ends="none")),
+    ("the end may fall outside the passage (on [SEP] or the question); mask the end as well as the start",
+     dict(mask_ends="start")),
+]
+
+# (start logits, end logits, passage positions, max_answer_length, lesson); [CLS] is position 0.
+HAND = [
+    ([0, 0, 0, 0, 0.5, 0, 3, 0], [0, 0, 0, 0, 2, 0.5, 0, 0], (4, 6), 30,
+     "the arg-maxes are start 6 and end 4; the best span with j ≥ i is (6, 6), 3.0"),
+    ([0, 0, 0, 4, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 3, 0, 0, 4.5, 0], (3, 8), 2,
+     "(3, 8) scores 8.5 and (3, 5) 7.0, but at most 2 tokens: (3, 4), 5.0"),
+    ([5, 4, 0, 0, 1, 0, 0, 0], [5, 0, 4, 0, 0, 2, 0, 3], (4, 6), 30,
+     "[CLS] (0, 0) scores 10, the question (1, 2) 8 and (4, 7) ends on [SEP]: the passage's best is (4, 5), 3.0"),
+]
+
+
+def _unpack(name, got):
+    if not (isinstance(got, (tuple, list)) and len(got) == 3):
+        raise ExerciseError(f"{name}: return a tuple (i, j, score), received {_short(got)}")
+    i, j, score = got
+    try:
+        i, j = int(i), int(j)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{name}: i and j must be token positions (ints), received {_short(got)}") from None
+    score, problem = as_float(score)
+    if problem:
+        raise ExerciseError(f"{name}: the score {problem}")
+    return i, j, score
+
+
+def _check(fn, name, start, end, mask, max_len):
+    s, e, m = start.clone(), end.clone(), mask.clone()
+    i, j, score = _unpack(name, call(fn, name, s, e, m, max_len))
+    if not (torch.equal(s, start) and torch.equal(e, end) and torch.equal(m, mask)):
+        raise ExerciseError(f"{name}: your function changed its inputs; work on copies (masked_fill, not masked_fill_)")
+    ref_score, ref_i, ref_j = best_spans(start[None], end[None], max_answer_length=max_len, n_best=1,
+                                         allowed=mask[None])[0][0]
+    assert _search(start.tolist(), end.tolist(), mask.tolist(), max_len)[:2] == (ref_i, ref_j)  # keeps the checker honest
+    if (i, j) == (ref_i, ref_j) and math.isclose(score, ref_score, rel_tol=1e-5, abs_tol=1e-5):
+        return
+    if (i, j) == (ref_i, ref_j):
+        hint = "the right span, the wrong score: the score is start_logits[i] + end_logits[j]"
+    else:
+        hint = next((h for h, kw in MISTAKES
+                     if _search(start.tolist(), end.tolist(), mask.tolist(), max_len, **kw)[:2] == (i, j)), "")
+    raise ExerciseError(f"{name}:\n  expected (i, j, score) = ({ref_i}, {ref_j}, {ref_score:.4g})\n  received "
+                        f"({i}, {j}, {score:.4g})" + (f"\n  hint: {hint}" if hint else ""))
+
+
+def best_span(fn) -> None:
+    """fn(start_logits (T,), end_logits (T,), context_mask (T,) bool, max_answer_length) -> (i, j, score)."""
+    for start, end, (a, b), max_len, lesson in HAND:
+        T = len(start)
+        mask = (torch.arange(T) >= a) & (torch.arange(T) <= b)
+        name = f"hand case start={start}, end={end}, passage tokens {a}..{b}, max_answer_length={max_len} ({lesson})"
+        _check(fn, name, torch.tensor(start, dtype=torch.float), torch.tensor(end, dtype=torch.float), mask, max_len)
+    g = torch.Generator().manual_seed(82)
+    n = 0
+    for T, max_len in [(12, 3), (20, 1), (30, 5), (16, 30), (40, 4), (25, 2), (64, 30), (33, 7)]:
+        for _ in range(3):
+            q = int(torch.randint(1, T // 3, (), generator=g))  # [CLS] + q question tokens + [SEP], then the passage
+            padded = int(torch.randint(0, T // 4, (), generator=g))
+            mask = (torch.arange(T) >= q + 2) & (torch.arange(T) < T - 1 - padded)
+            start, end = torch.randn(T, generator=g) * 3, torch.randn(T, generator=g) * 3
+            start[0], end[0] = start.max() + 1, end.max() + 1  # a confident [CLS] ("no answer") must not be chosen
+            _check(fn, f"random case T={T}, question {q} tokens, passage {int(mask.sum())} tokens, "
+                       f"max_answer_length={max_len}", start, end, mask, max_len)
+            n += 1
+    passed("best_span", f"{len(HAND)} hand-computed windows and {n} random ones agree with "
+                        "minibert.heads.question_answering.best_spans")

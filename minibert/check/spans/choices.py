@@ -1,0 +1,121 @@
+"""The checker of exercise 8.3: multiple choice (§4.4). The C choices of each of the B questions are
+flattened to B·C rows, one scorer gives each row a number, the numbers are put back as (B, C), and a
+softmax runs over the C choices of each question, as `minibert.heads.BertForMultipleChoice` does."""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from ...finetune.features import collate, encode
+from ...heads import BertForMultipleChoice
+from ...tasks import load_task
+from ...tokenizer import Tokenizer
+from ..common import ExerciseError, _short, call, expect_close, passed
+
+COURSE_MODEL = "models/course-tiny"
+
+
+class _Scorer:
+    """Wraps a (N, T) scorer; remembers the shapes it was called with, to explain a wrong call."""
+
+    def __init__(self, score):
+        self.score, self.calls = score, []
+
+    def __call__(self, input_ids, token_type_ids, attention_mask):
+        self.calls.append(tuple(input_ids.shape))
+        if input_ids.dim() != 2:
+            raise ExerciseError(f"the scorer was called with input_ids of shape {tuple(input_ids.shape)}; it takes "
+                                "(B·C, T) rows: flatten (B, C, T) -> (B·C, T) first, as the encoder sees one "
+                                "sequence per row")
+        return self.score(input_ids, token_type_ids, attention_mask)
+
+
+def _sum_scorer(input_ids, token_type_ids, attention_mask):  # the hand cases: a row's score is the sum of its ids
+    return (input_ids * attention_mask).sum(-1).float()
+
+
+def _mistakes(batch, score):
+    """The usual wrong (logits, probs) for this batch."""
+    B, C, T = batch["input_ids"].shape
+    flat = {k: v.reshape(B * C, T) for k, v in batch.items()}
+    right = score(**flat).view(B, C)
+    swapped = {k: v.transpose(0, 1).reshape(B * C, T) for k, v in batch.items()}  # rows in (C, B) order
+    return [
+        ("the rows were flattened in (C, B) order (a transpose before the reshape) but read back as (B, C): "
+         "question b's choices are rows b·C ... b·C + C - 1; reshape (B, C, T) -> (B·C, T) directly",
+         score(**swapped).view(B, C), None),
+        ("the B·C scores were read back as (C, B) and transposed; they come out in (B, C) order: .view(B, C)",
+         score(**flat).view(C, B).t(), None),
+        ("the softmax runs over the batch (dim 0); it runs over each question's C choices (dim -1), so each "
+         "row of probs sums to 1", right, right.softmax(0)),
+    ]
+
+
+def _check(fn, name, batch, score, expected):
+    B, C, T = batch["input_ids"].shape
+    copy = {k: v.clone() for k, v in batch.items()}
+    scorer = _Scorer(score)
+    got = call(fn, name, copy, scorer)
+    if not all(torch.equal(copy[k], batch[k]) for k in batch):
+        raise ExerciseError(f"{name}: your function changed the batch; reshape without writing into it")
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise ExerciseError(f"{name}: return (logits, probs), two (B, C) = {(B, C)} tensors; received {_short(got)}")
+    logits, probs = (torch.as_tensor(x).detach().float() if not isinstance(x, torch.Tensor) else x.detach().float()
+                     for x in got)
+    for hint, wrong_logits, wrong_probs in _mistakes(batch, score):
+        if logits.shape == (B, C) and not torch.allclose(logits, expected, atol=1e-5) and torch.allclose(
+                logits, wrong_logits, atol=1e-5):
+            raise ExerciseError(f"{name}: wrong logits\n  expected {expected.tolist()}\n  received {logits.tolist()}"
+                                f"\n  hint: {hint}")
+        if wrong_probs is not None and probs.shape == (B, C) and torch.allclose(probs, wrong_probs, atol=1e-5):
+            raise ExerciseError(f"{name}: wrong probs, each column sums to 1: {probs.sum(0).tolist()}\n  hint: {hint}")
+    expect_close(f"{name}: logits", logits, expected, hint="logits[b, c] is the scorer's number for question b, choice c")
+    expect_close(f"{name}: probs", probs, expected.softmax(-1),
+                 hint="probs = softmax of the logits over the C choices (dim -1)")
+
+
+@lru_cache(maxsize=1)
+def _course_case():
+    folder = Path(__file__).resolve().parents[3] / COURSE_MODEL
+    tokenizer = Tokenizer.from_pretrained(folder)
+    torch.manual_seed(83)  # the new scorer vector V; the check only compares, so any V does
+    quiet = logging.getLogger("minibert.checkpoint")
+    level, _ = quiet.level, quiet.setLevel(logging.ERROR)  # "newly initialised: classifier" is expected here
+    try:
+        model = BertForMultipleChoice.from_pretrained(folder).eval()
+    finally:
+        quiet.setLevel(level)
+    examples = load_task("next-sentence-choice", "dev")[:3]
+    batch = collate(encode("choice", examples, tokenizer, max_seq_length=48), tokenizer.pad_token_id)
+    batch = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask")}  # (B, C, T) each
+
+    def score(input_ids, token_type_ids, attention_mask):  # w · C, the pooled [CLS] of each row: (N,)
+        with torch.no_grad():
+            pooled = model.bert(input_ids, token_type_ids, attention_mask).pooler_output
+            return model.classifier(pooled).squeeze(-1)
+    with torch.no_grad():
+        expected = model(**batch).logits
+    return batch, score, expected
+
+
+def choice_logits(fn) -> None:
+    """fn(batch of (B, C, T) tensors, scorer(input_ids, token_type_ids, attention_mask) on (N, T) -> (N,))
+    -> (logits (B, C), probs (B, C))."""
+    cases = []
+    for B, C, T in [(2, 3, 4), (3, 2, 5), (4, 4, 3)]:
+        ids = torch.arange(B * C * T).view(B, C, T) % 7 + 1 + 10 * torch.arange(B * C).view(B, C, 1)
+        mask = torch.ones_like(ids)
+        mask[:, :, -1] = (torch.arange(B * C).view(B, C) % 2)  # some rows padded at the end
+        batch = {"input_ids": ids, "token_type_ids": torch.zeros_like(ids), "attention_mask": mask}
+        cases.append((f"hand case (B, C, T) = {(B, C, T)}, a row's score = the sum of its real ids", batch,
+                      _sum_scorer, _sum_scorer(**{k: v.reshape(B * C, T) for k, v in batch.items()}).view(B, C)))
+    batch, score, expected = _course_case()
+    cases.append(("the course model's BertForMultipleChoice on 3 next-sentence-choice questions (B, C, T) = "
+                  f"{tuple(batch['input_ids'].shape)}", batch, score, expected))
+    for name, batch, score, expected in cases:
+        _check(fn, name, batch, score, expected)
+    passed("choice_logits", f"{len(cases) - 1} hand-made batches and the course model's BertForMultipleChoice agree")

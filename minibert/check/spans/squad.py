@@ -1,0 +1,125 @@
+"""The checker of exercise 8.4: SQuAD's F1 of one predicted answer against one gold answer, after the
+official scripts' normalisation (lower case, ASCII punctuation deleted, the articles a/an/the removed,
+whitespace collapsed), over token multisets, 1 when both sides are empty ("no answer" matched), as
+`minibert.finetune.metrics.squad_f1`."""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections import Counter
+
+from ...finetune.metrics import squad_f1 as reference_f1
+from ..common import ExerciseError, as_float, passed, valid_lines
+
+
+def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="tokens", sets=None, empty=1.0):
+    """F1 with the usual mistakes switched on by the keyword arguments."""
+    def normalise(s):
+        s = s.lower() if lower else s
+        s = "".join(ch for ch in s if ch not in string.punctuation) if punctuation else s
+        s = re.sub(r"\b(a|an|the)\b", " ", s) if articles else s
+        return " ".join(s.split())
+    p, g = normalise(prediction), normalise(gold)
+    p, g = (p.split(), g.split()) if unit == "tokens" else (list(p.replace(" ", "")), list(g.replace(" ", "")))
+    if not p or not g:
+        return empty if not p and not g else 0.0
+    if sets:
+        overlap = len(set(p) & set(g))
+        if sets == "sizes":
+            p, g = set(p), set(g)
+    else:
+        overlap = sum((Counter(p) & Counter(g)).values())
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(p), overlap / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+MISTAKES = [
+    ("the articles are kept: SQuAD's normalisation removes the words a, an and the", dict(articles=False)),
+    ("punctuation is kept: SQuAD's normalisation deletes every character of string.punctuation",
+     dict(punctuation=False)),
+    ("upper and lower case differ: normalise with .lower() first", dict(lower=False)),
+    ("this is F1 over characters; SQuAD's F1 is over the normalised answer's tokens (words, split on whitespace)",
+     dict(unit="characters")),
+    ("the tokens were counted as a set: a token repeated on both sides counts as many times as it occurs on "
+     "both (Counter(p) & Counter(g))", dict(sets="overlap")),
+    ("the tokens were counted as sets: repeated tokens count as many times as they occur (Counter(p) & Counter(g), "
+     "precision over len(prediction tokens))", dict(sets="sizes")),
+    ("both answers are empty after normalisation (\"no answer\" on both sides): that is a match, F1 = 1",
+     dict(empty=0.0)),
+]
+
+# (prediction, gold, F1, lesson)
+HAND = [
+    ("Ishmael", "Ishmael", 1.0, "the same answer"),
+    ("The Pequod", "Pequod", 1.0, "'the' is an article, removed"),
+    ("Pequod.", "pequod", 1.0, "punctuation deleted, case folded"),
+    ("Captain Ahab", "Ahab", 2 / 3, "P = 1/2, R = 1: F1 = 2PR / (P + R) = 2/3"),
+    ("Ishmael", "Ishmaels", 0.0, "no token in common: 0, although 7 of 8 characters are"),
+    ("whale whale", "whale whale ship", 0.8, "overlap 2 (multisets): P = 2/2, R = 2/3, F1 = 0.8"),
+    ("", "", 1.0, "no answer, and none expected: a match"),
+    ("the", "", 1.0, "'the' normalises to nothing: a no-answer"),
+    ("", "Ahab", 0.0, "no answer given, one expected"),
+    ("Ahab", "", 0.0, "an answer given, none expected"),
+]
+
+
+def _call(fn, name, prediction, gold):
+    try:
+        got = fn(prediction, gold)
+    except NotImplementedError:
+        raise
+    except ZeroDivisionError as e:
+        raise ExerciseError(f"{name}: your function raised ZeroDivisionError: {e}\n  hint: an answer with no "
+                            "tokens (\"no answer\") has no precision; score it apart: 1 if both are empty, "
+                            "else 0") from e
+    except Exception as e:
+        raise ExerciseError(f"{name}: your function raised {type(e).__name__}: {e}") from e
+    value, problem = as_float(got)
+    if problem:
+        raise ExerciseError(f"{name}: the F1 {problem}")
+    if value > 1 + 1e-9 and abs(value / 100 - reference_f1(prediction, gold)) < 1e-9:
+        raise ExerciseError(f"{name}: received {value}, a percentage; return a fraction in [0, 1]")
+    return value
+
+
+def _check(fn, name, prediction, gold, expected):
+    got = _call(fn, name, prediction, gold)
+    if abs(got - expected) < 1e-9:
+        return
+    hint = next((h for h, kw in MISTAKES if abs(got - _f1(prediction, gold, **kw)) < 1e-9), "")
+    raise ExerciseError(f"{name}:\n  expected {expected:.6g}\n  received {got:.6g}" + (f"\n  hint: {hint}" if hint else ""))
+
+
+def _random_pairs(n: int, seed: int = 84):
+    """Predicted and gold answers cut from real sentences: overlapping word ranges, with their
+    punctuation, capitals and articles, sometimes a word repeated, sometimes nothing."""
+    rng = random.Random(seed)
+    lines = [line.split() for line in valid_lines()[:400] if 4 <= len(line.split()) <= 30]
+    pairs = []
+    for _ in range(n):
+        words = rng.choice(lines)
+        a, b = sorted(rng.sample(range(len(words) + 1), 2))
+        c = max(0, min(len(words) - 1, a + rng.randint(-3, 3)))
+        gold = words[a:b]
+        predicted = words[c:c + rng.randint(0, 6)]
+        if predicted and rng.random() < 0.2:
+            predicted = predicted + predicted[:1]  # a repeated word
+        pairs.append((" ".join(predicted), " ".join(gold)))
+    return pairs
+
+
+def squad_f1(fn) -> None:
+    """fn(prediction: str, gold: str) -> SQuAD's token F1 in [0, 1] after SQuAD's normalisation."""
+    for prediction, gold, expected, lesson in HAND:
+        assert abs(reference_f1(prediction, gold) - expected) < 1e-12  # the hand values are SQuAD's
+        _check(fn, f"hand case prediction={prediction!r}, gold={gold!r} ({lesson})", prediction, gold, expected)
+    pairs = _random_pairs(60)
+    for prediction, gold in pairs:
+        _check(fn, f"real text: prediction={prediction!r}, gold={gold!r}", prediction, gold,
+               reference_f1(prediction, gold))
+    passed("squad_f1", f"{len(HAND)} hand-computed pairs and {len(pairs)} pairs cut from real sentences agree "
+                       "with minibert.finetune.metrics.squad_f1")

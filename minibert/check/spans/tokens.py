@@ -1,0 +1,109 @@
+"""The checker of exercise 8.1: word labels onto word pieces, the label on each word's first piece and
+-100 everywhere else ([CLS], [SEP], the pieces after the first), as §5.3 and
+`minibert.finetune.features.encode("tagging", ...)` do."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import torch
+
+from ...finetune.features import encode
+from ...inputs import IGNORE_INDEX
+from ...tasks import load_task
+from ..common import ExerciseError, _short, call, minilm_tokenizer, passed
+
+# (words, word labels, lesson): a name cut into three pieces on both sides of a one-piece verb; words
+# that are one piece each (the specials still get -100); a label 0 that must not be taken for "ignore".
+HAND = [
+    (["Ishmael", "met", "Luthuli"], [1, 0, 1],
+     "'Ishmael' is is ##hma ##el and 'Luthuli' lu ##th ##uli: the label on the first piece only"),
+    (["New", "York"], [1, 2], "one piece per word: only [CLS] and [SEP] get -100"),
+    (["Weissmuller", "snored", "."], [0, 1, 0], "label 0 is a real label, kept on the first piece"),
+]
+
+
+def _pieces(words, tokenizer) -> list[list[int]]:
+    return [tokenizer(w, add_special_tokens=False)["input_ids"] for w in words]
+
+
+def _reference(words, labels, tokenizer, *, where="first", special=None, shift=0):
+    """input_ids and labels; the keyword arguments make the usual mistakes."""
+    ids, out = [tokenizer.cls_token_id], [IGNORE_INDEX if special is None else special]
+    for pieces, label in zip(_pieces(words, tokenizer), labels):
+        ids += pieces
+        rest = [IGNORE_INDEX] * (len(pieces) - 1)
+        out += {"first": [label] + rest, "last": rest + [label], "every": [label] * len(pieces)}[where]
+    ids.append(tokenizer.sep_token_id)
+    out.append(IGNORE_INDEX if special is None else special)
+    if shift == -1:  # forgot that [CLS] comes first: every label one place early
+        out = out[1:] + [IGNORE_INDEX]
+    elif shift == 1:
+        out = [IGNORE_INDEX] + out[:-1]
+    return ids, out
+
+
+MISTAKES = [
+    ("a label on every piece of a word; only the first piece is labelled, the others get -100 (§5.3: "
+     "\"we use the representation of the first sub-token\")", dict(where="every")),
+    ("the label sits on the word's *last* piece; it goes on the first, the later pieces get -100",
+     dict(where="last")),
+    ("your labels are one place early: position 0 is [CLS], so the first word's first piece is position 1",
+     dict(shift=-1)),
+    ("your labels are one place late: the first word's first piece is position 1, right after [CLS]",
+     dict(shift=1)),
+]
+
+
+def _as_list(name, value, what):
+    if isinstance(value, torch.Tensor):
+        value = value.tolist()
+    try:
+        return [int(v) for v in value]
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{name}: {what} must be a list of ints (or a 1-D tensor), received {_short(value)}") from None
+
+
+def _compare(name, words, labels, tokenizer, got):
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise ExerciseError(f"{name}: return two lists, (input_ids, labels); received {_short(got)}")
+    ids, out = _as_list(name, got[0], "input_ids"), _as_list(name, got[1], "labels")
+    expected_ids, expected = _reference(words, labels, tokenizer)
+    if ids != expected_ids:
+        hint = ("[CLS] first and [SEP] last" if ids == expected_ids[1:-1] else
+                "each word's pieces in order: tokenizer(word, add_special_tokens=False)['input_ids']")
+        raise ExerciseError(f"{name}: input_ids\n  expected {expected_ids}\n  received {ids}\n  hint: {hint}")
+    if len(out) != len(ids):
+        raise ExerciseError(f"{name}: {len(out)} labels for {len(ids)} tokens; one label per token, [CLS] and [SEP] "
+                            f"included (they get -100)\n  expected {expected}\n  received {out}")
+    if out == expected:
+        return
+    hint = next((h for h, kw in MISTAKES if out == _reference(words, labels, tokenizer, **kw)[1]), "")
+    if not hint and (out[0] != IGNORE_INDEX or out[-1] != IGNORE_INDEX):
+        hint = (f"[CLS] and [SEP] got the labels {out[0]} and {out[-1]}; they are not words: give them -100 so the "
+                "loss skips them")
+    raise ExerciseError(f"{name}: labels\n  tokens   {tokenizer.convert_ids_to_tokens(ids)}\n  expected {expected}\n"
+                        f"  received {out}" + (f"\n  hint: {hint}" if hint else ""))
+
+
+@lru_cache(maxsize=1)
+def _real_sentences(n: int = 25) -> tuple:
+    rows = random.Random(81).sample(load_task("pos", "dev"), n)
+    return tuple((r["words"], r["tags"]) for r in rows)
+
+
+def align_labels(fn) -> None:
+    """fn(words, word_labels, tokenizer) -> (input_ids, labels): [CLS] pieces [SEP], a label per token."""
+    tokenizer = minilm_tokenizer()
+    for words, labels, lesson in HAND:
+        name = f"hand case words={words}, labels={labels} ({lesson})"
+        _compare(name, words, labels, tokenizer, call(fn, name, list(words), list(labels), tokenizer))
+    real = [(w, t) for w, t in _real_sentences() if all(_pieces(w, tokenizer))]
+    for words, tags in real:
+        name = f"Brown-corpus sentence {' '.join(words)[:80]!r} (pos tags)"
+        _compare(name, words, tags, tokenizer, call(fn, name, list(words), list(tags), tokenizer))
+        feature = encode("tagging", [{"words": words, "tags": tags}], tokenizer, max_seq_length=10**6)[0]
+        assert feature["labels"] == _reference(words, tags, tokenizer)[1]  # the checker's own reference, kept honest
+    passed("align_labels", f"{len(HAND)} hand-computed sentences and {len(real)} Brown-corpus sentences agree "
+                           "with minibert.finetune.features.encode")

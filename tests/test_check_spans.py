@@ -1,0 +1,235 @@
+"""The checkers of chapter 08's exercises accept the solutions and other correct styles, let the stubs'
+NotImplementedError through, and reject the mistakes learners make with feedback that names them."""
+
+import re
+import string
+from collections import Counter
+
+import pytest
+import torch
+from helpers import checker_contract
+
+from minibert import check
+from minibert.check import ExerciseError
+
+EXERCISES = [("align_labels", "my_align_labels"), ("best_span", "my_best_span"),
+             ("choice_logits", "my_choice_logits"), ("squad_f1", "my_squad_f1")]
+SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
+    "08_tokens_spans_choices", EXERCISES)
+
+
+# --- 8.1 word labels onto pieces ----------------------------------------------------------------
+
+def align(words, labels, tokenizer, *, where="first", special=-100, shift=0):
+    ids, out = [tokenizer.cls_token_id], [special]
+    for word, label in zip(words, labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        ids += pieces
+        rest = [-100] * (len(pieces) - 1)
+        out += {"first": [label] + rest, "last": rest + [label], "every": [label] * len(pieces)}[where]
+    out.append(special)
+    if shift:
+        out = out[1:] + [-100]
+    return ids + [tokenizer.sep_token_id], out
+
+
+def align_word_ids(words, labels, tokenizer):  # one call for the sentence, then word boundaries: correct
+    rows = tokenizer(list(words), add_special_tokens=False)["input_ids"]
+    word_of = [None] + [w for w, row in enumerate(rows) for _ in row] + [None]
+    ids = [tokenizer.cls_token_id] + [i for row in rows for i in row] + [tokenizer.sep_token_id]
+    out = [-100 if w is None or word_of[t - 1] == w else labels[w] for t, w in enumerate(word_of)]
+    return torch.tensor(ids), torch.tensor(out)
+
+
+@pytest.mark.parametrize("style", [lambda w, l, t: align(w, l, t), align_word_ids])
+def test_align_labels_accepts(style, capsys):
+    check.align_labels(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (lambda w, l, t: align(w, l, t, where="every"), r"(?s)hand case .*Ishmael.*on every piece"),
+    (lambda w, l, t: align(w, l, t, where="last"), r"(?s)hand case .*Ishmael.*\*last\* piece"),
+    (lambda w, l, t: align(w, l, t, special=0), r"(?s)hand case .*\[CLS\] and \[SEP\] got the labels 0 and 0"),
+    (lambda w, l, t: align(w, l, t, shift=1), r"(?s)hand case .*one place early"),
+    (lambda w, l, t: (align(w, l, t)[0][1:-1], align(w, l, t)[1]), r"(?s)input_ids.*\[CLS\] first and \[SEP\] last"),
+    (lambda w, l, t: (align(w, l, t)[0], align(w, l, t)[1][1:-1]), r"labels for .* tokens"),
+])
+def test_align_labels_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.align_labels(bug)
+
+
+# --- 8.2 the best span --------------------------------------------------------------------------
+
+def span_loops(start, end, mask, max_len):  # two loops over allowed pairs, tensors for i and j: correct
+    best = None
+    for i in torch.nonzero(mask).flatten():
+        for j in range(int(i), min(len(start), int(i) + max_len)):
+            if mask[j] and (best is None or start[i] + end[j] > best[2]):
+                best = (i, torch.tensor(j), start[i] + end[j])
+    return best
+
+
+def span_search(start, end, mask, max_len, *, backwards=False, limit=None, ends="both"):
+    T, best = len(start), None
+    limit = max_len if limit is None else limit
+    for i in range(T):
+        for j in range(T):
+            if (j < i and not backwards) or j - i + 1 > limit or not mask[i] or (ends == "both" and not mask[j]):
+                continue
+            if best is None or start[i] + end[j] > best[2]:
+                best = (i, j, float(start[i] + end[j]))
+    return best
+
+
+def span_separate_argmax(start, end, mask, max_len):  # the two arg-maxes, taken apart
+    s, e = start.masked_fill(~mask, -1e9), end.masked_fill(~mask, -1e9)
+    i, j = int(s.argmax()), int(e.argmax())
+    return i, j, float(s[i] + e[j])
+
+
+def span_no_mask(start, end, mask, max_len):
+    return span_search(start, end, torch.ones_like(mask), max_len)
+
+
+def span_in_place(start, end, mask, max_len):
+    start.masked_fill_(~mask, float("-inf"))
+    return span_search(start, end, mask, max_len)
+
+
+@pytest.mark.parametrize("style", [SOLUTIONS["my_best_span"], span_loops])
+def test_best_span_accepts(style, capsys):
+    check.best_span(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (lambda s, e, m, k: span_search(s, e, m, k, backwards=True), r"(?s)hand case .*end before its start"),
+    (span_separate_argmax, r"(?s)hand case .*end before its start"),
+    (lambda s, e, m, k: span_search(s, e, m, k, limit=10**9), r"(?s)max_answer_length=2.*longer than max_answer_length"),
+    (lambda s, e, m, k: span_search(s, e, m, k, limit=k + 1), r"(?s)max_answer_length=2.*off by one"),
+    (span_no_mask, r"(?s)\[CLS\] \(0, 0\) scores 10.*outside the passage"),
+    (lambda s, e, m, k: span_search(s, e, m, k, ends="start"), r"(?s)ends on \[SEP\].*mask the end as well"),
+    (lambda s, e, m, k: span_search(s, e, m, k)[:2] + (0.0,), r"the right span, the wrong score"),
+    (lambda s, e, m, k: span_search(s, e, m, k)[:2], r"return a tuple \(i, j, score\)"),
+    (span_in_place, r"changed its inputs"),
+])
+def test_best_span_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.best_span(bug)
+
+
+# --- 8.3 multiple choice ------------------------------------------------------------------------
+
+def choice_loop(batch, scorer):  # one scorer call per question, a list of rows: correct
+    rows = [scorer(batch["input_ids"][b], batch["token_type_ids"][b], batch["attention_mask"][b])
+            for b in range(batch["input_ids"].shape[0])]
+    logits = torch.stack(rows)  # (B, C)
+    return logits, torch.exp(logits - logits.logsumexp(-1, keepdim=True))
+
+
+def choice_transposed(batch, scorer):
+    B, C, T = batch["input_ids"].shape
+    flat = [batch[k].transpose(0, 1).reshape(B * C, T) for k in ("input_ids", "token_type_ids", "attention_mask")]
+    logits = scorer(*flat).view(B, C)
+    return logits, logits.softmax(-1)
+
+
+def choice_view_cb(batch, scorer):
+    B, C, T = batch["input_ids"].shape
+    flat = [batch[k].reshape(B * C, T) for k in ("input_ids", "token_type_ids", "attention_mask")]
+    logits = scorer(*flat).view(C, B).t()
+    return logits, logits.softmax(-1)
+
+
+def choice_softmax_batch(batch, scorer):
+    logits, _ = SOLUTIONS["my_choice_logits"](batch, scorer)
+    return logits, logits.softmax(0)
+
+
+def choice_unflattened(batch, scorer):
+    logits = scorer(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    return logits, logits.softmax(-1)
+
+
+def choice_in_place(batch, scorer):
+    batch["input_ids"].clamp_(max=5)
+    return SOLUTIONS["my_choice_logits"](batch, scorer)
+
+
+@pytest.mark.parametrize("style", [SOLUTIONS["my_choice_logits"], choice_loop])
+def test_choice_logits_accepts(style, capsys):
+    check.choice_logits(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (choice_transposed, r"(?s)hand case .*\(C, B\) order"),
+    (choice_view_cb, r"(?s)hand case .*read back as \(C, B\)"),
+    (choice_softmax_batch, r"(?s)hand case .*wrong probs.*over the batch"),
+    (choice_unflattened, r"scorer was called with input_ids of shape \(2, 3, 4\).*flatten"),
+    (choice_in_place, r"changed the batch"),
+    (lambda batch, scorer: SOLUTIONS["my_choice_logits"](batch, scorer)[0], r"return \(logits, probs\)"),
+])
+def test_choice_logits_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.choice_logits(bug)
+
+
+# --- 8.4 SQuAD's F1 -----------------------------------------------------------------------------
+
+def f1(prediction, gold, *, articles=True, punctuation=True, chars=False, sets=False, empty=1.0, percent=False):
+    def norm(s):
+        s = s.lower()
+        if punctuation:
+            s = "".join(c for c in s if c not in string.punctuation)
+        if articles:
+            s = re.sub(r"\b(a|an|the)\b", " ", s)
+        return " ".join(s.split())
+    p, g = norm(prediction), norm(gold)
+    p, g = (list(p.replace(" ", "")), list(g.replace(" ", ""))) if chars else (p.split(), g.split())
+    if not p or not g:
+        return empty if p == g else 0.0
+    shared = len(set(p) & set(g)) if sets else sum((Counter(p) & Counter(g)).values())
+    if shared == 0:
+        return 0.0
+    P, R = shared / len(p), shared / len(g)
+    return 2 * P * R / (P + R) * (100 if percent else 1)
+
+
+def f1_regex_tokens(prediction, gold):  # re.findall on a translate()d string, numpy scalar: correct
+    import numpy as np
+    table = str.maketrans("", "", string.punctuation)
+    p, g = (re.sub(r"\b(?:a|an|the)\b", "", s.lower().translate(table)).split() for s in (prediction, gold))
+    if not (p and g):
+        return np.float64(len(p) == len(g))
+    shared = sum(min(p.count(w), g.count(w)) for w in set(p))
+    return np.float64(0.0 if not shared else 2 * shared / (len(p) + len(g)))
+
+
+def f1_no_empty_rule(prediction, gold):
+    p, g = (re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation)).split()
+            for s in (prediction, gold))
+    shared = sum((Counter(p) & Counter(g)).values())
+    return 2 * shared / (len(p) + len(g))  # ZeroDivisionError on two empty answers
+
+
+@pytest.mark.parametrize("style", [lambda p, g: f1(p, g), f1_regex_tokens])
+def test_squad_f1_accepts(style, capsys):
+    check.squad_f1(style)
+    assert "✓" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug, message", [
+    (lambda p, g: f1(p, g, articles=False), r"(?s)hand case .*The Pequod.*articles are kept"),
+    (lambda p, g: f1(p, g, punctuation=False), r"(?s)hand case .*Pequod\..*punctuation is kept"),
+    (lambda p, g: f1(p, g, chars=True), r"(?s)hand case .*Captain Ahab.*over characters"),
+    (lambda p, g: f1(p, g, sets=True), r"(?s)hand case .*whale whale.*as a set"),
+    (lambda p, g: f1(p, g, empty=0.0), r"(?s)hand case prediction='', gold=''.*that is a match, F1 = 1"),
+    (f1_no_empty_rule, r"(?s)ZeroDivisionError.*1 if both are empty"),
+    (lambda p, g: f1(p, g, percent=True), r"a percentage"),
+])
+def test_squad_f1_rejects(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.squad_f1(bug)
