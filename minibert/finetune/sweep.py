@@ -53,8 +53,9 @@ def finished(run: FinetuneConfig) -> dict | None:
     out = Path(run.out_dir)
     if (out / "metrics.json").is_file():
         stored = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
-        differ = {k: (v, run.to_dict()[k]) for k, v in stored["config"].items() if run.to_dict().get(k) != v
-                  and k not in ("out_dir", "progress", "tensorboard", "log_every")}
+        now = run.to_dict()
+        differ = {k: (v, now.get(k)) for k, v in stored["config"].items()
+                  if now.get(k) != v and k not in ("out_dir", "progress", "tensorboard", "log_every")}
         if differ:
             raise FileExistsError(f"{out} holds a finished run with other settings ("
                                   + ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in differ.items())
