@@ -274,7 +274,7 @@ def test_the_no_answer_threshold_is_the_best_of_every_threshold():
     import random as rnd
 
     from minibert.finetune.metrics import squad_scores
-    from minibert.finetune.spans import best_threshold, sweep_threshold
+    from minibert.finetune.spans import best_threshold, span_predictions, sweep_threshold
 
     def brute(gaps, a, b):  # every τ between, above and below the gaps
         g = sorted(set(gaps))
@@ -296,7 +296,7 @@ def test_the_no_answer_threshold_is_the_best_of_every_threshold():
     windows = [{"example_index": k, "null": 0.0, "score": gap, "start": 0, "end": 7}  # each proposes "Ishmael"
                for k, gap in enumerate([3.0, -1.0, 2.0, 1.0])]
     references = {"0": ["Ishmael"], "1": [], "2": ["Ishmael"], "3": []}
-    tau, f1 = best_threshold(windows, examples, references)
+    tau, f1 = best_threshold(span_predictions(windows, examples), references)
     answers = merge(windows, examples, threshold=tau)
     assert 1.0 < tau < 2.0 and answers == {"0": "Ishmael", "1": "", "2": "Ishmael", "3": ""}
     assert f1 == squad_scores(answers, references)["f1"] == 100.0

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from .features import collate, encode
 from .metrics import compute, squad_scores
-from .spans import best_threshold, merge, per_example, window_answers
+from .spans import best_threshold, span_predictions, window_answers
 
 
 @torch.no_grad()
@@ -54,14 +54,12 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | 
     keep = {} if keep is None else keep
     if task.kind == "span":
         windows = window_answers(*logits, features, max_answer_length=cfg.max_answer_length)
+        predictions = span_predictions(windows, examples)
+        keep.update(predictions)
         references = {e["id"]: e["answers"]["text"] for e in examples}
-        answers = merge(windows, examples)
-        best, null = per_example(windows)
-        keep.update({e["id"]: {"answer": answers[e["id"]], "score": best[k]["score"] if k in best else None,
-                               "null": null[k]} for k, e in enumerate(examples)})
-        scores = squad_scores(answers, references)
-        if any(not answers for answers in references.values()):  # SQuAD 2.0: questions without an answer
-            tau, best_f1 = best_threshold(windows, examples, references)
+        scores = squad_scores({i: p["answer"] for i, p in predictions.items()}, references)
+        if any(not gold for gold in references.values()):  # SQuAD 2.0: questions without an answer
+            tau, best_f1 = best_threshold(predictions, references)
             scores.update(no_answer_threshold=tau, best_f1=best_f1)
         return scores
     (logits,) = logits

@@ -69,17 +69,27 @@ def _answers(best: dict[int, dict], null: dict[int, float], examples: list[dict]
     return answers
 
 
-def best_threshold(windows: list[dict], examples: list[dict], references: dict) -> tuple[float, float]:
-    """τ chosen on the dev set to maximise SQuAD's F1, as §4.3 says: (τ, F1 in percent at τ).
-    `references`: each example's id -> its gold answers ([] when it has none)."""
+def span_predictions(windows: list[dict], examples: list[dict]) -> dict[str, dict]:
+    """Each example's prediction by its id: {"answer": the best window's span ("" if none fits),
+    "score": its ŝ (None if none fits), "null": s_null}, what §4.3's threshold is chosen from
+    (Google's run_squad.py writes the same as predictions.json and null_odds.json)."""
     best, null = per_example(windows)
-    answers = merge(windows, examples)
+    answers = _answers(best, null, examples, None)
+    return {e["id"]: {"answer": answers[e["id"]], "score": best[k]["score"] if k in best else None, "null": null[k]}
+            for k, e in enumerate(examples)}
+
+
+def best_threshold(predictions: dict[str, dict], references: dict) -> tuple[float, float]:
+    """τ chosen on the dev set to maximise SQuAD's F1, as §4.3 says: (τ, F1 in percent at τ).
+    `predictions` as `span_predictions` gives them; `references`: each id -> its gold answers
+    ([] when it has none)."""
     gaps, if_answered, if_abstained = [], [], []
-    for k, example in enumerate(examples):
-        gold = references[example["id"]]
+    for id_, p in predictions.items():
+        gold = references[id_]
         if_abstained.append(squad_f1("", gold))
-        gaps.append(best[k]["score"] - null[k] if k in best else -math.inf)  # no span at all: always abstains
-        if_answered.append(squad_f1(answers[example["id"]], gold) if k in best else if_abstained[-1])
+        spanned = p["score"] is not None  # no span fits at all: always abstains
+        gaps.append(p["score"] - p["null"] if spanned else -math.inf)
+        if_answered.append(squad_f1(p["answer"], gold) if spanned else if_abstained[-1])
     return sweep_threshold(gaps, if_answered, if_abstained)
 
 
