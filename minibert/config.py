@@ -43,7 +43,6 @@ _HF_BOOKKEEPING = {
 # HF fields that would change the architecture: accepted only at the value plain BERT has.
 _HF_MUST_EQUAL = {
     "position_embedding_type": "absolute",
-    "is_decoder": False,
     "add_cross_attention": False,
     "tie_word_embeddings": True,
 }
@@ -78,6 +77,9 @@ class BertConfig:
     # Google's TF code hard-codes 1e-12; Hugging Face made it a field.
     layer_norm_eps: float = 1e-12
     pad_token_id: int = 0
+    # Left-only (causal) attention: token i sees tokens 0..i. Not BERT, but the paper's
+    # "LTR & No NSP" ablation (Table 5), a GPT-style model; transformers reads the same field.
+    is_decoder: bool = False
     # A task head's settings, with transformers' names (config.json round-trips both ways): its
     # classes and their names, the dropout before it (None: hidden_dropout_prob, as BERT), and the
     # loss its labels call for (None: regression if num_labels == 1, else single-label).

@@ -71,7 +71,8 @@ class SelfAttention(nn.Module):
 
     def forward(self, x, key_mask, need_probs: bool = False):
         """key_mask: (B, 1, 1, T) bool, True where a key is a real token. Masking *keys* means no
-        query draws information from padding; padded queries still compute, and are ignored later."""
+        query draws information from padding; padded queries still compute, and are ignored later.
+        A left-to-right model passes (B, 1, T, T) instead: query i may see key j only if j <= i."""
         q, k, v = (self.split_heads(f(x)) for f in (self.query, self.key, self.value))
         dropout_p = self.dropout_p if self.training else 0.0
         if need_probs:
@@ -138,14 +139,25 @@ class Encoder(nn.Module):
 
 
 class Pooler(nn.Module):
-    """tanh(W h_[CLS] + b): the sentence representation the NSP and classification heads read."""
+    """tanh(W h + b) of one token: the sentence representation the NSP and classification heads read.
+
+    BERT pools [CLS], the first token. A left-to-right model's [CLS] sees nothing but itself, so
+    it pools the last real token (the final [SEP]), the one that has seen the whole input, as
+    OpenAI GPT classifies from its last token. (The paper does not say what its LTR model pooled;
+    transformers' BertModel pools position 0 even when is_decoder is set.)"""
 
     def __init__(self, config: BertConfig):
         super().__init__()
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.last_token = config.is_decoder
 
-    def forward(self, x):
-        return torch.tanh(self.dense(x[:, 0]))  # (B, T, H) -> (B, H)
+    def forward(self, x, attention_mask=None):
+        if not self.last_token:
+            return torch.tanh(self.dense(x[:, 0]))  # (B, T, H) -> (B, H)
+        B, T, _ = x.shape
+        last = (attention_mask.sum(1) - 1 if attention_mask is not None
+                else torch.full((B,), T - 1, device=x.device))  # (B,) index of the last real token
+        return torch.tanh(self.dense(x[torch.arange(B, device=x.device), last]))  # (B, T, H) -> (B, H)
 
 
 class ModelOutput:
@@ -198,6 +210,16 @@ class BertModel(PretrainedMixin, nn.Module):
         # (B, 1, 1, T), broadcast over heads and queries; None when nothing is padded, which lets
         # SDPA pick its fastest kernels (flash attention takes no mask).
         key_mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
+        if self.config.is_decoder:
+            key_mask = causal_mask(input_ids.shape[1], key_mask, input_ids.device)  # (B or 1, 1, T, T)
         x = self.embeddings(input_ids, token_type_ids)
         x, hidden_states, attentions = self.encoder(x, key_mask, output_hidden_states, output_attentions)
-        return BertOutput(x, self.pooler(x) if self.pooler is not None else None, hidden_states, attentions)
+        pooled = self.pooler(x, attention_mask) if self.pooler is not None else None
+        return BertOutput(x, pooled, hidden_states, attentions)
+
+
+def causal_mask(T: int, key_mask: torch.Tensor | None, device) -> torch.Tensor:
+    """Left-to-right attention: query i may see key j only when j <= i (and j is a real token).
+    key_mask (B, 1, 1, T) or None -> (B, 1, T, T), or (1, 1, T, T) without padding."""
+    left = torch.ones(T, T, dtype=torch.bool, device=device).tril()[None, None]  # (1, 1, T, T)
+    return left if key_mask is None else left & key_mask

@@ -57,7 +57,7 @@ def test_config_round_trips_through_json(tmp_path):
     ({"hidden_szie": 768}, r"unknown config field\(s\): 'hidden_szie' \(did you mean 'hidden_size'\?\)"),
     ({"vocab_size": None}, "config is missing required field"),
     ({"position_embedding_type": "relative_key"}, "position_embedding_type='relative_key' is not plain BERT"),
-    ({"is_decoder": True}, "is_decoder=True is not plain BERT"),
+    ({"add_cross_attention": True}, "add_cross_attention=True is not plain BERT"),
     ({"model_type": "roberta"}, "model_type is 'roberta'"),
     ({"num_attention_heads": 5}, r"hidden_size \(768\) must be divisible by num_attention_heads \(5\)"),
     ({"hidden_act": "swish"}, "hidden_act 'swish' is not supported"),

@@ -24,7 +24,7 @@ from .. import seeding
 from ..checkpoint import with_overrides
 from ..config import BertConfig
 from ..heads import (BertForMultipleChoice, BertForQuestionAnswering, BertForSequenceClassification,
-                     BertForTokenClassification)
+                     BertForTokenClassification, BertWithBiLSTM)
 from ..hub import resolve
 from ..tasks import get_task, load_task
 from ..tokenizer import Tokenizer
@@ -56,6 +56,8 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     accelerator = make_accelerator(mixed_precision=cfg.mixed_precision)
     set_seed(cfg.seed)  # the head's initialisation, dropout, the order of batches: this run's seed
     model = build_model(task, folder, cfg.init)
+    if cfg.bilstm:  # after the seed, so the BiLSTM's draws are this run's
+        model.bert = BertWithBiLSTM.on(model.bert)
     if cfg.freeze_encoder:  # the optimizer's groups take only what requires a gradient: the head
         model.bert.requires_grad_(False)
 

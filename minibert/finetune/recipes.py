@@ -34,6 +34,7 @@ class FinetuneConfig:
     model: str = "minilm"  # "minilm", "course", a checkpoint folder or a Hugging Face Hub id
     init: str = "pretrained"  # "pretrained": the model's weights; "random": its architecture, fresh weights
     freeze_encoder: bool = False  # train the head alone on fixed features (a first look at §5.3's feature-based way)
+    bilstm: bool = False  # a fresh BiLSTM between the encoder and the head (Table 5's "LTR & No NSP + BiLSTM")
     data_dir: str | None = None  # the task's files (default: data/tasks/<task> for the course's tasks)
     max_train_examples: int | None = None  # a seeded sample of the training split (None: all of it)
     max_eval_examples: int | None = None  # the first n of the dev split (None: all of it)

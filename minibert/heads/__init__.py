@@ -6,8 +6,10 @@
     tagging.py             BertForTokenClassification: every token -> K labels, e.g. NER (§5.3; Fig. 4d)
     question_answering.py  BertForQuestionAnswering: start/end logits; best_spans, predict_answer (§4.2-4.3; 4c)
     multiple_choice.py     BertForMultipleChoice: one score per choice, softmax over C (§4.4, SWAG)
+    bilstm.py              a BiLSTM on top: Table 5's "+ BiLSTM" encoder and Table 7's feature-based tagger (§5)
 """
 
+from .bilstm import BertWithBiLSTM, BiLSTM, FeatureTagger
 from .classification import BertForSequenceClassification, SequenceClassifierOutput
 from .multiple_choice import BertForMultipleChoice, MultipleChoiceModelOutput
 from .pretraining import BertForPreTraining, MLMHead, PreTrainingOutput
@@ -21,4 +23,5 @@ __all__ = [
     "BertForTokenClassification", "TokenClassifierOutput",
     "BertForQuestionAnswering", "QuestionAnsweringModelOutput", "best_spans", "predict_answer",
     "BertForMultipleChoice", "MultipleChoiceModelOutput",
+    "BiLSTM", "BertWithBiLSTM", "FeatureTagger",
 ]

@@ -149,6 +149,7 @@ def collator(cfg, vocab: dict[str, int], seed: int, static: bool) -> MaskingColl
         pad_token_id=vocab["[PAD]"], cls_token_id=vocab["[CLS]"], sep_token_id=vocab["[SEP]"],
         mask_token_id=vocab["[MASK]"], vocab_size=len(vocab),
         special_token_ids=[vocab[t] for t in SPECIAL_TOKENS.values()], seed=seed, static=static,
+        objective=cfg.objective, proportions=cfg.mask_proportions,
         mlm_probability=cfg.mlm_probability, max_predictions=cfg.max_predictions,
         word_start_tokens=tokens if cfg.whole_word else None)
 

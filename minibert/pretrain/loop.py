@@ -37,7 +37,8 @@ from .metrics import evaluate, flops_per_token, peak_tflops
 # Settings that change what a run computes: resuming under other values would not continue the
 # same run, so it is refused (training/resume.py). The rest may change between the two runs.
 MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size", "lowercase",
-              "max_seq_length", "short_seq_prob", "dupe_factor", "nsp", "masking", "mlm_probability",
+              "max_seq_length", "short_seq_prob", "dupe_factor", "nsp", "objective", "masking", "mlm_probability",
+              "mask_proportions",
               "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay",
               "adam_betas", "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
 SETTINGS_FILE = "pretrain_config.json"

@@ -37,8 +37,12 @@ class PretrainConfig:
     short_seq_prob: float = 0.1
     dupe_factor: int = 1
     nsp: bool = True  # False: MLM only (the paper's "No NSP" ablation)
+    # "mlm": the masked LM; "ltr": a left-to-right LM, predicting every next token with causal
+    # attention (the paper's "LTR & No NSP", Table 5; it needs nsp=False)
+    objective: str = "mlm"
     masking: str = "dynamic"  # "dynamic": new masks every epoch; "static": the same masks every epoch (BERT)
     mlm_probability: float = 0.15
+    mask_proportions: tuple[float, float, float] = (0.8, 0.1, 0.1)  # (MASK, RND, SAME): Table 8's rows
     max_predictions: int = 20  # per sequence: 20 at 128 tokens (Google); 80 at 512 is NVIDIA's, ≈ 512 × 0.15
     whole_word: bool = False
     cache_dir: str = "data/cache/pretrain"  # vocabularies and shards, reused across runs
@@ -71,7 +75,11 @@ class PretrainConfig:
 
     def __post_init__(self):
         self.adam_betas = tuple(self.adam_betas)
+        self.mask_proportions = tuple(float(p) for p in self.mask_proportions)
         checks = {
+            "objective": self.objective in ("mlm", "ltr"),
+            "mask_proportions": (len(self.mask_proportions) == 3 and min(self.mask_proportions) >= 0
+                                 and abs(sum(self.mask_proportions) - 1) < 1e-6),
             "masking": self.masking in ("dynamic", "static"),
             "optimizer": self.optimizer in ("adamw", "deepspeed"),
             "mixed_precision": self.mixed_precision in ("auto", "no", "bf16", "fp16"),
@@ -90,12 +98,17 @@ class PretrainConfig:
         if bad:
             raise ConfigError("invalid setting(s): " + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad)
                               + f" (see `python -m minibert.pretrain --help`; {_CHOICES})")
+        if self.objective == "ltr" and self.nsp:
+            raise ConfigError("objective='ltr' needs nsp=False (the paper's 'LTR & No NSP'): with left-only "
+                              "attention [CLS] sees nothing but itself, so NSP has nothing to read; add --no-nsp")
         if self.batch_size % self.grad_accum:
             raise ConfigError(f"batch_size={self.batch_size} is not divisible by grad_accum={self.grad_accum}")
 
     def model_config(self, vocab_size: int) -> BertConfig:
         """The BertConfig of this run: a preset or a config.json, the vocabulary's size, overrides."""
         overrides = {**self.model_overrides, "vocab_size": vocab_size}
+        if self.objective == "ltr":
+            overrides["is_decoder"] = True  # causal attention, kept when the model is fine-tuned (§5.1)
         if self.model in PRESETS:
             config = BertConfig.from_preset(self.model, **overrides)
         elif Path(self.model).is_file():
@@ -115,7 +128,8 @@ class PretrainConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
 
-_CHOICES = ("masking: dynamic|static; optimizer: adamw|deepspeed; "
+_CHOICES = ("objective: mlm|ltr; mask_proportions: three shares (MASK, RND, SAME) summing to 1; "
+            "masking: dynamic|static; optimizer: adamw|deepspeed; "
             "mixed_precision: auto|no|bf16|fp16")
 
 # The presets. CPU ones are sized for a 2-core laptop; the rest are the paper's (Devlin et al., A.2).
