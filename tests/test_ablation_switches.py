@@ -10,7 +10,7 @@ from helpers import random_batch, small_config
 from minibert import BertConfig, BertModel
 from minibert.checkpoint import to_hf_state_dict
 from minibert.config import ConfigError
-from minibert.heads import BertForSequenceClassification, BertWithBiLSTM, FeatureTagger
+from minibert.heads import COMBINATIONS, BertForSequenceClassification, BertWithBiLSTM, FeatureTagger, chosen_layers
 from minibert.pretrain import recipe
 from minibert.pretrain.data import collator
 
@@ -123,17 +123,26 @@ def test_a_bilstm_on_top_keeps_the_encoder_and_ignores_padding():
     assert head.bert.bilstm.lstm.weight_hh_l0_reverse.grad.abs().sum() > 0
 
 
-def test_the_feature_tagger_reads_fixed_features_and_learns_a_batch():
+@pytest.mark.parametrize("combination", list(COMBINATIONS))
+def test_the_feature_tagger_joins_the_chosen_states_and_learns_a_batch(combination):
     torch.manual_seed(0)
-    features = torch.randn(4, 9, 24)  # (B, T, D), e.g. four layers of H=6 concatenated
+    L, H = 4, 6
+    layers = chosen_layers(combination, L)
+    assert layers == {"embeddings": [0], "second-to-last": [3], "last": [4], "weighted-sum-last-four": [1, 2, 3, 4],
+                      "concat-last-four": [1, 2, 3, 4], "weighted-sum-all": [0, 1, 2, 3, 4]}[combination]
+    states = torch.randn(4, 9, len(layers), H)  # (B, T, n, H)
     mask = torch.tensor([[1] * 9, [1] * 7 + [0] * 2, [1] * 5 + [0] * 4, [1] * 9])
     labels = torch.randint(0, 3, (4, 9)).masked_fill(mask == 0, -100)
-    tagger = FeatureTagger(24, hidden=16, num_labels=3)
-    assert tagger(features, mask).shape == (4, 9, 3)
+    tagger = FeatureTagger(H, len(layers), COMBINATIONS[combination][1], hidden=16, num_labels=3)
+    assert tagger(states, mask).shape == (4, 9, 3)
+    if combination == "weighted-sum-all":  # equal weights at the start: the mean of the states
+        torch.testing.assert_close(tagger.scale * (states * tagger.mix.softmax(0)[:, None]).sum(2), states.mean(2))
     optimizer = torch.optim.Adam(tagger.parameters(), lr=1e-2)
     for _ in range(150):
-        loss = torch.nn.functional.cross_entropy(tagger(features, mask).reshape(-1, 3), labels.reshape(-1))
+        loss = torch.nn.functional.cross_entropy(tagger(states, mask).reshape(-1, 3), labels.reshape(-1))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
     assert loss < 0.05
+    with pytest.raises(ValueError, match="combination='top'"):
+        chosen_layers("top", L)

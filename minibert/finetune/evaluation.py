@@ -64,16 +64,21 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | 
         return scores
     (logits,) = logits
     if task.kind == "tagging":
-        predicted, gold = [], []
-        for f, row, e in zip(features, logits.argmax(-1).tolist(), examples):
-            words = [(w, tag) for w, tag in zip(f["word_ids"], row) if w is not None]
-            predicted.append([task.labels[tag] for _, tag in words])
-            gold.append([task.labels[e["tags"][w]] for w, _ in words])
-            keep[e["id"]] = predicted[-1]
-        return compute(task.metric, predicted, gold)
+        return tag_scores(task, features, logits, examples, keep)
     labels = [e["label"] for e in examples]
     if task.labels is None and task.kind == "pair":  # regression: the score itself
         keep.update({e["id"]: v for e, v in zip(examples, logits[:, 0].tolist())})
         return compute(task.metric, logits[:, 0].tolist(), labels)
     keep.update({e["id"]: v for e, v in zip(examples, logits.argmax(-1).tolist())})
     return compute(task.metric, logits.argmax(-1).tolist(), labels)
+
+
+def tag_scores(task, features: list[dict], logits: torch.Tensor, examples: list[dict], keep: dict) -> dict:
+    """The tagging metric from (n, T, K) logits: each word's tag is read on its first piece."""
+    predicted, gold = [], []
+    for f, row, e in zip(features, logits.argmax(-1).tolist(), examples):
+        words = [(w, tag) for w, tag in zip(f["word_ids"], row) if w is not None]
+        predicted.append([task.labels[tag] for _, tag in words])
+        gold.append([task.labels[e["tags"][w]] for w, _ in words])
+        keep[e["id"]] = predicted[-1]
+    return compute(task.metric, predicted, gold)

@@ -9,7 +9,7 @@
     bilstm.py              a BiLSTM on top: Table 5's "+ BiLSTM" encoder and Table 7's feature-based tagger (§5)
 """
 
-from .bilstm import BertWithBiLSTM, BiLSTM, FeatureTagger
+from .bilstm import COMBINATIONS, BertWithBiLSTM, BiLSTM, FeatureTagger, chosen_layers
 from .classification import BertForSequenceClassification, SequenceClassifierOutput
 from .multiple_choice import BertForMultipleChoice, MultipleChoiceModelOutput
 from .pretraining import BertForPreTraining, MLMHead, PreTrainingOutput
@@ -23,5 +23,5 @@ __all__ = [
     "BertForTokenClassification", "TokenClassifierOutput",
     "BertForQuestionAnswering", "QuestionAnsweringModelOutput", "best_spans", "predict_answer",
     "BertForMultipleChoice", "MultipleChoiceModelOutput",
-    "BiLSTM", "BertWithBiLSTM", "FeatureTagger",
+    "BiLSTM", "BertWithBiLSTM", "FeatureTagger", "COMBINATIONS", "chosen_layers",
 ]

@@ -62,14 +62,48 @@ class BertWithBiLSTM(BertModel):
         return BertOutput(y, y[:, 0] if self.pooler is not None else None, out.hidden_states, out.attentions)
 
 
-class FeatureTagger(nn.Module):
-    """Table 7's feature-based tagger: fixed features (B, T, D) -> two-layer BiLSTM -> K logits per token.
-    The paper's BiLSTM is 768-dimensional for BERT-BASE's 768; `hidden` is per direction."""
+# Table 7's ways to turn a frozen BERT's L+1 hidden states (the embeddings, then each layer) into
+# one vector per token: which states (indices into hidden_states) and how they are joined.
+COMBINATIONS = {
+    "embeddings": (lambda L: [0], "one"),
+    "second-to-last": (lambda L: [L - 1], "one"),
+    "last": (lambda L: [L], "one"),
+    "weighted-sum-last-four": (lambda L: list(range(max(0, L - 3), L + 1)), "weighted"),
+    "concat-last-four": (lambda L: list(range(max(0, L - 3), L + 1)), "concat"),
+    "weighted-sum-all": (lambda L: list(range(0, L + 1)), "weighted"),
+}
 
-    def __init__(self, input_size: int, hidden: int, num_labels: int, layers: int = 2):
+
+def chosen_layers(combination: str, num_layers: int) -> list[int]:
+    """The hidden states a combination reads: chosen_layers("concat-last-four", 12) -> [9, 10, 11, 12]."""
+    if combination not in COMBINATIONS:
+        raise ValueError(f"combination={combination!r}; use one of {', '.join(COMBINATIONS)}")
+    return COMBINATIONS[combination][0](num_layers)
+
+
+class FeatureTagger(nn.Module):
+    """Table 7's feature-based tagger: fixed features of n chosen hidden states (B, T, n, H), joined
+    into one vector per token, -> two-layer BiLSTM -> K logits per token. Joined: the one state
+    as it is; "concat" side by side (n·H); "weighted" a learned softmax-weighted sum times a
+    learned scale (ELMo's scalar mix, which the paper's "weighted sum" follows). The paper's
+    BiLSTM is 768-dimensional for BERT-BASE; `hidden` is per direction."""
+
+    def __init__(self, hidden_size: int, n: int, join: str, hidden: int, num_labels: int, layers: int = 2):
         super().__init__()
-        self.bilstm = BiLSTM(input_size, hidden, layers)
+        if join not in ("one", "concat", "weighted") or (join == "one" and n != 1):
+            raise ValueError(f"join={join!r} with n={n} states; use 'one' (n=1), 'concat' or 'weighted'")
+        self.join = join
+        self.mix = nn.Parameter(torch.zeros(n))  # softmax(0) = equal weights at the start
+        self.scale = nn.Parameter(torch.ones(()))
+        self.bilstm = BiLSTM(hidden_size * n if join == "concat" else hidden_size, hidden, layers)
         self.classifier = nn.Linear(2 * hidden, num_labels)
 
-    def forward(self, features, attention_mask=None):
-        return self.classifier(self.bilstm(features, attention_mask))  # (B, T, D) -> (B, T, 2h) -> (B, T, K)
+    def forward(self, states, attention_mask=None):
+        B, T, n, H = states.shape
+        if self.join == "concat":
+            x = states.reshape(B, T, n * H)  # (B, T, n, H) -> (B, T, n·H)
+        elif self.join == "weighted":
+            x = self.scale * (states * self.mix.softmax(0)[:, None]).sum(2)  # (B, T, n, H) -> (B, T, H)
+        else:
+            x = states[:, :, 0]
+        return self.classifier(self.bilstm(x, attention_mask))  # (B, T, D) -> (B, T, 2h) -> (B, T, K)

@@ -15,6 +15,7 @@ instance is masked the same way whether 1 process or 8 train on it.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -92,14 +93,21 @@ def prepare_shards(cfg, vocab: Path, split: str) -> Path:
                     nsp=cfg.nsp, dupe_factor=cfg.dupe_factor, seed=cfg.seed)
     key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
     folder = Path(cfg.cache_dir) / f"shards-{key}" / split
-    if not (folder / "complete.json").is_file():
-        totals = write_shards(corpus.resolve(), folder, vocab=vocab.resolve(), lowercase=cfg.lowercase,
-                              max_seq_length=cfg.max_seq_length, short_seq_prob=cfg.short_seq_prob,
-                              nsp=cfg.nsp, dupe_factor=cfg.dupe_factor, seed=cfg.seed,
-                              workers=min(4, os.cpu_count() or 1))
-        totals["unigram_entropy"] = unigram_entropy(ShardDataset(folder), load_vocab(vocab))
-        (folder / "complete.json").write_text(json.dumps({**settings, **totals}, indent=2) + "\n")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{split}.lock", "w") as lock:  # two runs sharing a cache: one writes, the other waits
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "complete.json").is_file():
+            _write(cfg, corpus, vocab, folder, settings)
     return folder
+
+
+def _write(cfg, corpus: Path, vocab: Path, folder: Path, settings: dict) -> None:
+    totals = write_shards(corpus.resolve(), folder, vocab=vocab.resolve(), lowercase=cfg.lowercase,
+                          max_seq_length=cfg.max_seq_length, short_seq_prob=cfg.short_seq_prob,
+                          nsp=cfg.nsp, dupe_factor=cfg.dupe_factor, seed=cfg.seed,
+                          workers=min(4, os.cpu_count() or 1))
+    totals["unigram_entropy"] = unigram_entropy(ShardDataset(folder), load_vocab(vocab))
+    (folder / "complete.json").write_text(json.dumps({**settings, **totals}, indent=2) + "\n")
 
 
 def unigram_entropy(dataset: ShardDataset, vocab: dict[str, int]) -> float:

@@ -1,0 +1,59 @@
+"""`python -m minibert.ablations TABLE [TABLE ...] [--budget short] [--status] [--worker K/N]`
+
+Pre-trains the variants of the paper's ablation tables (5, 6, 8; Table 7 uses a real BERT) on the
+course corpus under one budget and seed set, fine-tunes each on the course's tasks, and writes
+results/ablations/table-N.json cell by cell. Run it again to continue a run that was stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from ..checkpoint import CheckpointError
+from ..config import ConfigError
+from ..pretrain import TrainingDiverged
+from .budget import BUDGETS, budget
+from .run import run_tables
+from .store import RESULTS, ResultsError, progress
+from .tables import TABLES
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m minibert.ablations", description=__doc__.split("\n")[2].strip(),
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("tables", nargs="+", metavar="TABLE", help=f"any of {', '.join(TABLES)}, or 'all'")
+    p.add_argument("--budget", default="short", help=f"one of {', '.join(BUDGETS)} (minibert/ablations/budget.py)")
+    p.add_argument("--seeds", type=int, default=None, help="how many seeds (0, 1, ...); default: the budget's")
+    p.add_argument("--out-dir", default="runs/ablations", help="where the pre-trained and fine-tuned models go")
+    p.add_argument("--results", default=str(RESULTS), help="where the tables' results files go")
+    p.add_argument("--status", action="store_true", help="only say how much of each table is filled")
+    p.add_argument("--worker", default="0/1", help="K/N: run the K-th of N shares of the work (N processes at once)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    tables = list(TABLES) if args.tables == ["all"] else args.tables
+    try:
+        if unknown := [t for t in tables if t not in TABLES]:
+            raise ConfigError(f"no table {', '.join(unknown)}; the ablation tables are {', '.join(TABLES)} (or 'all')")
+        k, _, n = args.worker.partition("/")
+        if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+            raise ConfigError(f"--worker {args.worker!r}: give K/N with 0 <= K < N, e.g. 0/2 and 1/2 for two processes")
+        chosen = budget(args.budget, **({"seeds": tuple(range(args.seeds))} if args.seeds else {}))
+        if args.status:
+            print(progress(tables, chosen, args.results))
+            return
+        run_tables(tables, chosen, out=args.out_dir, results=Path(args.results), worker=(int(k), int(n)),
+                   command="python -m minibert.ablations " + shlex.join(argv))
+    except (ConfigError, ResultsError, CheckpointError, FileExistsError, FileNotFoundError, TrainingDiverged) as e:
+        sys.exit(f"error: {e}")
+    print(progress(tables, chosen, args.results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""One budget for every variant: the same pre-training steps, batch, data and seeds, and the same
+fine-tuning, so that a difference between two rows is the row's doing.
+
+    BUDGETS["short"]   what the stored results were made with (about 3 CPU-hours on 2 cores, measured)
+    BUDGETS["long"]    4x the pre-training steps of "short" (estimated 8-9 CPU-hours on 2 cores)
+    BUDGETS["ci"]      seconds per cell: proves the command, measures nothing
+
+The paper's budget for each variant is BERT-BASE's: 1,000,000 steps of 256 sequences of up to 512
+tokens (128 for 90% of the steps) on 3.3 billion words. "short" is 1,200 steps of 32 sequences of
+64 tokens of a 2-layer, 128-wide model on 6 million words: about 1/13,000 of the tokens and
+1/600,000 of the compute per variant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..config import ConfigError, did_you_mean
+
+
+@dataclass(frozen=True)
+class Budget:
+    name: str
+    # --- pre-training: each variant is the `tiny` recipe with these settings and the row's changes
+    steps: int = 1200
+    batch_size: int = 32
+    max_seq_length: int = 64
+    max_predictions: int = 10  # ≈ 15% of 64, as Google's 20 is of 128
+    lr: float = 1e-3
+    warmup_steps: int = 120
+    vocab_size: int = 8192
+    train_corpus: str = "data/corpus/train.txt"
+    valid_corpus: str = "data/corpus/valid.txt"
+    cache_dir: str = "data/cache/pretrain"
+    eval_batches: int | None = 50  # held-out batches for the perplexity column
+    seeds: tuple[int, ...] = (0, 1, 2)  # each seed pre-trains and fine-tunes anew: the spread is the whole pipeline's
+    # --- fine-tuning every variant (A.3's shape; the course model's step size, chapter 07)
+    train_examples: int | None = 1000
+    eval_examples: int | None = None
+    finetune_epochs: int = 3
+    finetune_batch_size: int = 32
+    finetune_lr: float = 1e-3
+    feature_epochs: int = 4  # the feature-based tagger, trained with Adam at feature_lr
+    feature_lr: float = 1e-3
+    # --- Table 7: a real pre-trained BERT, fine-tuned with A.3's settings or read frozen
+    table7_model: str = "minilm"
+    table7_lr: float = 5e-5
+    table7_batch_size: int = 16
+    table7_epochs: int = 4
+    table7_seq_length: int = 128
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+BUDGETS: dict[str, Budget] = {
+    "short": Budget("short"),
+    "long": Budget("long", steps=4800, warmup_steps=480),
+    "ci": Budget("ci", steps=4, batch_size=8, max_seq_length=32, max_predictions=5, warmup_steps=1, vocab_size=2000,
+                 eval_batches=2, seeds=(0,), train_examples=16, eval_examples=12, finetune_epochs=1,
+                 finetune_batch_size=8, feature_epochs=1, table7_epochs=1, table7_batch_size=8, table7_seq_length=48),
+}
+
+
+def budget(name: str, **overrides) -> Budget:
+    """A named budget with fields replaced: budget("ci", train_corpus="small.txt")."""
+    if name not in BUDGETS:
+        raise ConfigError(f"unknown budget {did_you_mean(name, BUDGETS)}; the budgets are {', '.join(BUDGETS)}")
+    known = {f.name for f in dataclasses.fields(Budget)}
+    if unknown := [k for k in overrides if k not in known]:
+        raise ConfigError(f"unknown budget field(s): {', '.join(did_you_mean(k, known) for k in unknown)}")
+    return dataclasses.replace(BUDGETS[name], **overrides)

@@ -1,0 +1,118 @@
+"""One cell of a table: one row at one seed. Pre-train the row's variant (or reuse it: Tables 5, 6 and
+8 share their BERT row), then measure every column.
+
+A pre-training run lives in `<out>/pretrain/<variant>/seed-<s>`, named by the settings that make it
+differ, so a row that two tables share is trained once. A run killed part-way continues from its
+last checkpoint (exactly, see `minibert.pretrain`); fine-tuning runs that finished are read back.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+from ..finetune import FinetuneConfig, finetune
+from ..finetune.feature_based import feature_based
+from ..finetune.sweep import finished
+from ..pretrain import pretrain, read_log, recipe
+from .budget import Budget
+from .tables import Measure, Row, Table
+
+
+def pretrain_settings(row: Row, budget: Budget, seed: int) -> dict:
+    """The PretrainConfig fields of a row's variant: the budget's, then the row's changes."""
+    return dict(train_corpus=budget.train_corpus, valid_corpus=budget.valid_corpus, cache_dir=budget.cache_dir,
+                vocab_size=budget.vocab_size, max_seq_length=budget.max_seq_length,
+                max_predictions=budget.max_predictions, batch_size=budget.batch_size, max_steps=budget.steps,
+                lr=budget.lr, warmup_steps=budget.warmup_steps, eval_batches=budget.eval_batches, seed=seed,
+                eval_every=max(1, budget.steps // 4), save_every=max(1, budget.steps // 4), log_every=max(1, budget.steps // 24),
+                keep_last=1, progress=False, tensorboard=False, **row.pretrain)
+
+
+def variant_name(row: Row) -> str:
+    """A folder name from what the variant changes: "mlm-nsp", "ltr", "mlm-L4", "mlm-nsp-mix-1.0-0.0-0.0"."""
+    cfg = recipe("tiny", **{k: v for k, v in row.pretrain.items()})
+    name = cfg.objective + ("-nsp" if cfg.nsp else "")
+    layers = cfg.model_overrides.get("num_hidden_layers")
+    name += f"-L{layers}" if layers else ""
+    if cfg.mask_proportions != (0.8, 0.1, 0.1):
+        name += "-mix-" + "-".join(f"{p:g}" for p in cfg.mask_proportions)
+    return name
+
+
+def pretrained_model(row: Row, budget: Budget, seed: int, out: Path) -> tuple[str, dict]:
+    """The folder of the row's pre-trained model at `seed` (trained now if need be) and its held-out metrics."""
+    folder = out / "pretrain" / variant_name(row) / f"seed-{seed}"
+    cfg = recipe("tiny", out_dir=str(folder), **pretrain_settings(row, budget, seed))
+    if (folder / "final" / "config.json").is_file():
+        settings = json.loads((folder / "pretrain_config.json").read_text()) if (folder / "pretrain_config.json").is_file() else None
+        end = [r for r in read_log(folder) if r["kind"] == "end"]
+        if end and (settings is None or settings == json.loads(cfg.to_json())):
+            return str(folder / "final"), {k: v for k, v in end[-1].items() if k not in ("kind",)}
+        raise FileExistsError(f"{folder} holds a pre-training run of other settings; remove it or choose "
+                              "another --out-dir (nothing was changed)")
+    checkpoints = sorted(folder.glob("checkpoint-*"))
+    if (folder / "log.jsonl").exists() and not checkpoints:
+        shutil.rmtree(folder)  # killed before its first checkpoint: start again
+    start = time.perf_counter()
+    pretrain(cfg, resume="auto" if checkpoints else None, command="python -m minibert.ablations")
+    (folder / "pretrain_config.json").write_text(cfg.to_json(), encoding="utf-8")
+    end = [r for r in read_log(folder) if r["kind"] == "end"][-1]
+    return str(folder / "final"), {**{k: v for k, v in end.items() if k != "kind"},
+                                   "wall_seconds": time.perf_counter() - start}
+
+
+def finetune_settings(table: Table, row: Row, measure: Measure, budget: Budget, model: str, seed: int,
+                      folder: Path) -> FinetuneConfig:
+    if table.number == "7":  # a real BERT: A.3's settings
+        fit = dict(lr=budget.table7_lr, batch_size=budget.table7_batch_size, epochs=budget.table7_epochs,
+                   max_seq_length=budget.table7_seq_length)
+    else:
+        fit = dict(lr=budget.finetune_lr, batch_size=budget.finetune_batch_size, epochs=budget.finetune_epochs,
+                   max_seq_length=budget.max_seq_length)
+    if measure.kind == "feature" or row.combination:
+        fit.update(lr=budget.feature_lr, epochs=budget.feature_epochs)
+    return FinetuneConfig(task=measure.task, model=model, seed=seed, max_train_examples=budget.train_examples,
+                          max_eval_examples=budget.eval_examples, out_dir=str(folder), progress=False,
+                          **fit, **row.finetune)
+
+
+def run_cell(table: Table, row: Row, seed: int, budget: Budget, out: Path, cache: dict) -> dict:
+    """Every column of one row at one seed: {"scores": {column: number}, "metrics": {...}, "seconds": {...}}.
+    `cache` keeps Table 7's frozen features from cell to cell (one model for the whole table)."""
+    start = time.perf_counter()
+    cell = {"row": row.name, "seed": seed, "scores": {}, "metrics": {}, "seconds": {}}
+    if table.pretrained:
+        model, facts = pretrained_model(row, budget, seed, out)
+        cell["pretrain"] = {"variant": variant_name(row), **facts}
+        cell["seconds"]["pretrain"] = round(facts.get("seconds", 0.0), 1)
+    else:
+        model = budget.table7_model
+    if table.pretrained:
+        cache = {}  # features of this cell's own model: of no use to the next cell
+    for measure in table.measures:
+        t0 = time.perf_counter()
+        if measure.kind == "pretrain":
+            metrics = {k: v for k, v in cell["pretrain"].items() if k in ("mlm_loss", "mlm_accuracy", "perplexity",
+                                                                            "nsp_loss", "nsp_accuracy")}
+        else:
+            folder = (out / "finetune" / f"table-{table.number}" / _slug(row.name) / _slug(measure.name)
+                      / f"seed-{seed}")
+            cfg = finetune_settings(table, row, measure, budget, model, seed, folder)
+            combination = row.combination or measure.combination
+            if combination:
+                metrics = feature_based(cfg, combination, cache=cache)["metrics"]
+            else:
+                metrics = (finished(cfg) or finetune(cfg, command="python -m minibert.ablations"))["metrics"]
+        cell["metrics"][measure.name] = metrics
+        cell["scores"][measure.name] = metrics[measure.metric]
+        cell["seconds"][measure.name] = round(time.perf_counter() - t0, 1)
+    cell["seconds"]["total"] = round(time.perf_counter() - start, 1)
+    return cell
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-").replace("--", "-")
+

@@ -1,0 +1,108 @@
+"""The results of a table, one file each (`results/ablations/table-5.json`), written after every
+cell, with what is needed to trust and redo them: the command, the budget, the seeds, the sha256 of
+the corpus and task data, the versions, the machine, and the seconds each cell took.
+
+A cell is written whole or not at all (a temporary file, then a rename), under a lock, so two
+workers may fill one table and a killed run loses at most the cell it was in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import fcntl
+import json
+import platform
+from pathlib import Path
+
+import torch
+
+from ..hub import sha256_of
+from ..tasks.catalog import DATA_DIR
+from .budget import Budget
+from .tables import TABLES, Table
+
+RESULTS = Path(__file__).resolve().parents[2] / "results" / "ablations"
+
+
+class ResultsError(ValueError):
+    """A results file that does not belong to the run asked for, or is missing."""
+
+
+def results_file(table: str, folder: Path | str = RESULTS) -> Path:
+    return Path(folder) / f"table-{table}.json"
+
+
+def provenance(table: Table, budget: Budget, command: str) -> dict:
+    tasks = sorted({m.task for m in table.measures if m.task})
+    data = {f"{t}/{split}.jsonl": sha256_of(DATA_DIR / t / f"{split}.jsonl") for t in tasks for split in ("train", "dev")
+            if (DATA_DIR / t / f"{split}.jsonl").is_file()}
+    if table.pretrained and Path(budget.train_corpus).is_file():
+        data["corpus"] = sha256_of(Path(budget.train_corpus))
+    import transformers  # only for its version: the oracle the model is tested against
+
+    return {"table": table.number, "title": table.title, "command": command, "budget": budget.to_dict(),
+            "seeds": list(budget.seeds), "rows": [r.name for r in table.rows],
+            "columns": {m.name: m.metric for m in table.measures}, "data_sha256": data,
+            "device": f"{platform.machine()}, {torch.get_num_threads()} CPU threads" if not torch.cuda.is_available()
+            else torch.cuda.get_device_name(),
+            "python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__}
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def read(path: Path) -> dict | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def check_budget(path: Path, budget: Budget) -> None:
+    """Refuse to add cells made under another budget to a file (its cells would not compare)."""
+    doc = read(path)
+    if doc is not None and doc["budget"] != budget.to_dict():
+        differ = {k: (v, budget.to_dict().get(k)) for k, v in doc["budget"].items() if budget.to_dict().get(k) != v}
+        raise ResultsError(f"{path} holds cells of another budget ("
+                           + ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in differ.items())
+                           + "); give another --results folder, or delete the file to start it again")
+
+
+def add_cell(path: Path, head: dict, cell: dict) -> dict:
+    """Add one finished cell (replacing a cell of the same row and seed) and return the document."""
+    with _locked(path):
+        doc = read(path) or {**head, "started": _now(), "cells": []}
+        doc["cells"] = [c for c in doc["cells"] if (c["row"], c["seed"]) != (cell["row"], cell["seed"])] + [cell]
+        doc.update(updated=_now(), command=head["command"], device=head["device"],
+                   cpu_seconds=round(sum(c["seconds"]["total"] for c in doc["cells"]), 1))
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    return doc
+
+
+def done(path: Path) -> set[tuple[str, int]]:
+    doc = read(path)
+    return {(c["row"], c["seed"]) for c in doc["cells"]} if doc else set()
+
+
+def progress(tables: list[str], budget: Budget, folder: Path | str = RESULTS) -> str:
+    """How much of each table is filled: "Table 5 (Pre-training tasks): 7 of 12 cells (rows × seeds)"."""
+    lines = []
+    for number in tables:
+        table, path = TABLES[number], results_file(number, folder)
+        want = {(r.name, s) for r in table.rows for s in budget.seeds}
+        have = done(path) & want
+        lines.append(f"Table {number} ({table.title}): {len(have)} of {len(want)} cells"
+                     + (f"; missing {len(want - have)}" if want - have else "; complete") + f" [{path}]")
+    return "\n".join(lines)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
