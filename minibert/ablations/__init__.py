@@ -14,8 +14,8 @@ on the course corpus and tasks under one budget, with seeds, and stored with the
 
 from .budget import BUDGETS, Budget, budget
 from .run import plan, run_tables
-from .store import RESULTS, ResultsError, progress, results_file
+from .store import RESULTS, ResultsError, progress, read_table, results_file
 from .tables import TABLES, Measure, Row, Table
 
 __all__ = ["run_tables", "plan", "budget", "Budget", "BUDGETS", "TABLES", "Table", "Row", "Measure",
-           "progress", "results_file", "RESULTS", "ResultsError"]
+           "progress", "read_table", "results_file", "RESULTS", "ResultsError"]

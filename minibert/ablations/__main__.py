@@ -17,7 +17,7 @@ from ..config import ConfigError
 from ..pretrain import TrainingDiverged
 from .budget import BUDGETS, budget
 from .run import run_tables
-from .store import RESULTS, ResultsError, progress
+from .store import RESULTS, ResultsError, progress, summary
 from .tables import TABLES
 
 
@@ -30,6 +30,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out-dir", default="runs/ablations", help="where the pre-trained and fine-tuned models go")
     p.add_argument("--results", default=str(RESULTS), help="where the tables' results files go")
     p.add_argument("--status", action="store_true", help="only say how much of each table is filled")
+    p.add_argument("--summary", action="store_true", help="only print the stored tables (mean ± sd over seeds, [the paper])")
     p.add_argument("--worker", default="0/1", help="K/N: run the K-th of N shares of the work (N processes at once)")
     return p
 
@@ -45,8 +46,10 @@ def main(argv: list[str] | None = None) -> None:
         if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
             raise ConfigError(f"--worker {args.worker!r}: give K/N with 0 <= K < N, e.g. 0/2 and 1/2 for two processes")
         chosen = budget(args.budget, **({"seeds": tuple(range(args.seeds))} if args.seeds else {}))
-        if args.status:
+        if args.status or args.summary:
             print(progress(tables, chosen, args.results))
+            for t in tables if args.summary else ():
+                print(f"\nTable {t} · {TABLES[t].title}\n\n{summary(t, args.results)}")
             return
         run_tables(tables, chosen, out=args.out_dir, results=Path(args.results), worker=(int(k), int(n)),
                    command="python -m minibert.ablations " + shlex.join(argv))

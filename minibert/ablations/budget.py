@@ -14,6 +14,7 @@ tokens (128 for 90% of the steps) on 3.3 billion words. "short" is 1,200 steps o
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 
 from ..config import ConfigError, did_you_mean
@@ -51,7 +52,8 @@ class Budget:
     table7_seq_length: int = 128
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """As JSON holds it (tuples become lists), so a stored budget compares equal to its own."""
+        return json.loads(json.dumps(dataclasses.asdict(self)))
 
 
 BUDGETS: dict[str, Budget] = {

@@ -56,12 +56,10 @@ def pretrained_model(row: Row, budget: Budget, seed: int, out: Path) -> tuple[st
     checkpoints = sorted(folder.glob("checkpoint-*"))
     if (folder / "log.jsonl").exists() and not checkpoints:
         shutil.rmtree(folder)  # killed before its first checkpoint: start again
-    start = time.perf_counter()
     pretrain(cfg, resume="auto" if checkpoints else None, command="python -m minibert.ablations")
     (folder / "pretrain_config.json").write_text(cfg.to_json(), encoding="utf-8")
     end = [r for r in read_log(folder) if r["kind"] == "end"][-1]
-    return str(folder / "final"), {**{k: v for k, v in end.items() if k != "kind"},
-                                   "wall_seconds": time.perf_counter() - start}
+    return str(folder / "final"), {k: v for k, v in end.items() if k != "kind"}
 
 
 def finetune_settings(table: Table, row: Row, measure: Measure, budget: Budget, model: str, seed: int,

@@ -13,6 +13,7 @@ import datetime
 import fcntl
 import json
 import platform
+import statistics
 from pathlib import Path
 
 import torch
@@ -60,6 +61,15 @@ def _locked(path: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def read_table(number: str, folder: Path | str = RESULTS) -> dict:
+    """A table's stored results: provenance, budget, and `cells` (row, seed, scores, metrics, seconds)."""
+    path = results_file(number, folder)
+    if not path.is_file():
+        raise ResultsError(f"no stored results for Table {number} at {path}; make them with "
+                           f"`python -m minibert.ablations {number}` (results/README.md)")
+    return read(path)
+
+
 def read(path: Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
@@ -101,6 +111,27 @@ def progress(tables: list[str], budget: Budget, folder: Path | str = RESULTS) ->
         have = done(path) & want
         lines.append(f"Table {number} ({table.title}): {len(have)} of {len(want)} cells"
                      + (f"; missing {len(want - have)}" if want - have else "; complete") + f" [{path}]")
+    return "\n".join(lines)
+
+
+def summary(number: str, folder: Path | str = RESULTS) -> str:
+    """A Markdown table of what is stored: per row, each column's mean ± sd over the seeds (and how
+    many), beside the paper's number(s) for the column it stands in for."""
+    table, doc = TABLES[number], read_table(number, folder)
+    measures = [m.name for m in table.measures]
+    head = ["row"] + [f"{m} (paper: {', '.join(table.paper_columns.get(m, ())) or '-'})" for m in measures]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(measures)]
+    for row in table.rows:
+        cells = [c for c in doc["cells"] if c["row"] == row.name]
+        out = [row.name]
+        for m in table.measures:
+            values = [c["scores"][m.name] for c in cells]
+            scale = 1 if m.metric == "perplexity" else 100
+            ours = (f"{statistics.fmean(values) * scale:.1f} ± {statistics.stdev(values) * scale:.1f} (n={len(values)})"
+                    if len(values) > 1 else f"{values[0] * scale:.1f} (n=1)" if values else "-")
+            theirs = " / ".join(f"{row.paper[k]:g}" for k in table.paper_columns.get(m.name, ()) if row.paper.get(k) is not None)
+            out.append(f"{ours} [{theirs or '-'}]")
+        lines.append("| " + " | ".join(out) + " |")
     return "\n".join(lines)
 
 
