@@ -3,6 +3,8 @@
 against an independent fact: transformers' own causal BERT, the future not leaking, the mix
 reaching the collator, padding not changing a BiLSTM."""
 
+import json
+
 import pytest
 import torch
 
@@ -11,7 +13,10 @@ from minibert import BertConfig, BertModel
 from minibert.checkpoint import to_hf_state_dict
 from minibert.config import ConfigError
 from minibert.heads import COMBINATIONS, BertForSequenceClassification, BertWithBiLSTM, FeatureTagger, chosen_layers
-from minibert.pretrain import recipe
+from minibert.checkpoint import CheckpointError
+from minibert.pretrain import PretrainConfig, recipe
+from minibert.pretrain.loop import MUST_MATCH, SETTINGS_FILE
+from minibert.training.resume import check_compatible
 from minibert.pretrain.data import collator
 
 
@@ -101,6 +106,18 @@ def test_the_pretraining_switches_are_checked_and_reach_the_model_and_the_collat
     ltr = collator(recipe("tiny", objective="ltr", nsp=False), vocab, seed=0, static=True)(rows)
     assert torch.equal(ltr["input_ids"], rows[0]["input_ids"][None])  # nothing is masked
     assert torch.equal(ltr["labels"][0, :-1], rows[0]["input_ids"][1:]) and ltr["labels"][0, -1] == -100
+
+
+def test_a_checkpoint_made_before_the_switches_existed_still_resumes(tmp_path):
+    """Its settings file does not name objective or mask_proportions: it ran with their defaults."""
+    old = json.loads(recipe("tiny").to_json())
+    del old["objective"], old["mask_proportions"]
+    (tmp_path / SETTINGS_FILE).write_text(json.dumps(old))
+    defaults = json.loads(PretrainConfig().to_json())
+    check_compatible(tmp_path, recipe("tiny").to_json(), SETTINGS_FILE, MUST_MATCH, defaults=defaults)
+    with pytest.raises(CheckpointError, match=r"mask_proportions: checkpoint \[0.8, 0.1, 0.1\], now \[1.0, 0.0, 0.0\]"):
+        check_compatible(tmp_path, recipe("tiny", mask_proportions=(1, 0, 0)).to_json(), SETTINGS_FILE, MUST_MATCH,
+                         defaults=defaults)
 
 
 def test_a_bilstm_on_top_keeps_the_encoder_and_ignores_padding():

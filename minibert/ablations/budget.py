@@ -1,14 +1,15 @@
 """One budget for every variant: the same pre-training steps, batch, data and seeds, and the same
 fine-tuning, so that a difference between two rows is the row's doing.
 
-    BUDGETS["short"]   what the stored results were made with (about 3 CPU-hours on 2 cores, measured)
-    BUDGETS["long"]    4x the pre-training steps of "short" (estimated 8-9 CPU-hours on 2 cores)
+    BUDGETS["short"]   what the stored results were made with (results/README.md says how long it took)
+    BUDGETS["long"]    4x the pre-training steps of "short", for a machine that can spare a day
     BUDGETS["ci"]      seconds per cell: proves the command, measures nothing
 
-The paper's budget for each variant is BERT-BASE's: 1,000,000 steps of 256 sequences of up to 512
-tokens (128 for 90% of the steps) on 3.3 billion words. "short" is 1,200 steps of 32 sequences of
-64 tokens of a 2-layer, 128-wide model on 6 million words: about 1/13,000 of the tokens and
-1/600,000 of the compute per variant.
+The paper's budget for each variant is BERT-BASE's: 1,000,000 steps of 256 sequences, 90% of them
+at 128 tokens and 10% at 512, about 42.6 billion token positions. "short" is 1,200 steps of 32
+sequences of 64 tokens (2.5 million positions, 1/17,000 of that) of a 2-layer, 128-wide model on the
+course corpus (3.3 million words of training text): about 1/2,700,000 of the paper's pre-training
+FLOPs per variant (`minibert.pretrain.flops_per_token`; chapter 09 redoes the sum).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ checkers compare with minibert, whose code is the reference you can read.
 """
 
 from . import analysis, attention, encoder, masking, pretraining, sentences, spans, wordpiece
+from .ablations import *  # noqa: F403
 from .analysis import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .common import ExerciseError
@@ -17,4 +18,4 @@ from .sentences import *  # noqa: F403
 from .spans import *  # noqa: F403
 from .wordpiece import *  # noqa: F403
 
-__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__, *sentences.__all__, *spans.__all__]
+__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__, *sentences.__all__, *spans.__all__, *ablations.__all__]

@@ -36,11 +36,10 @@ from .metrics import evaluate, flops_per_token, peak_tflops
 
 # Settings that change what a run computes: resuming under other values would not continue the
 # same run, so it is refused (training/resume.py). The rest may change between the two runs.
-MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size", "lowercase",
-              "max_seq_length", "short_seq_prob", "dupe_factor", "nsp", "objective", "masking", "mlm_probability",
-              "mask_proportions",
-              "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay",
-              "adam_betas", "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
+MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size", "lowercase", "max_seq_length",
+              "short_seq_prob", "dupe_factor", "nsp", "objective", "masking", "mlm_probability", "mask_proportions",
+              "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay", "adam_betas",
+              "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
 SETTINGS_FILE = "pretrain_config.json"
 
 
@@ -58,7 +57,8 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     checkpoint = None
     if resume is not None:  # refused before anything is written: a refused run changes nothing
         checkpoint = resume_from.find(resume, cfg.out_dir)
-        resume_from.check_compatible(checkpoint, cfg.to_json(), SETTINGS_FILE, MUST_MATCH)
+        resume_from.check_compatible(checkpoint, cfg.to_json(), SETTINGS_FILE, MUST_MATCH,
+                                     defaults=json.loads(type(cfg)().to_json()))
     with accelerator.main_process_first():  # the main process writes the caches, the others read them
         vocab_path = prepare_vocab(cfg)
         train_dir, valid_dir = prepare_shards(cfg, vocab_path, "train"), prepare_shards(cfg, vocab_path, "valid")

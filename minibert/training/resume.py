@@ -88,11 +88,13 @@ def find(resume: str, out_dir: str) -> Path:
     return folder
 
 
-def check_compatible(folder: Path, settings: str, settings_file: str, must_match: tuple[str, ...]) -> None:
+def check_compatible(folder: Path, settings: str, settings_file: str, must_match: tuple[str, ...],
+                     defaults: dict | None = None) -> None:
     """Refuse to resume a checkpoint made by other settings, naming every one of `must_match` (the
     settings that change what a run computes) that differs. The rest (logging, evaluation,
-    checkpoint cadence, workers) may change between the two runs."""
-    saved = json.loads((folder / settings_file).read_text(encoding="utf-8"))
+    checkpoint cadence, workers) may change between the two runs. A setting the checkpoint does
+    not name was added since it was made: it ran with that setting's default (`defaults`)."""
+    saved = {**(defaults or {}), **json.loads((folder / settings_file).read_text(encoding="utf-8"))}
     now = json.loads(settings)
     differ = [f"{k}: checkpoint {saved.get(k)!r}, now {now[k]!r}" for k in must_match if saved.get(k) != now[k]]
     if differ:
