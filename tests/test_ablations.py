@@ -64,6 +64,7 @@ def test_every_table_runs_end_to_end_and_records_its_provenance(filled):
     assert "complete" in progress(list(TABLES), b, root / "results")
     shown = summary("8", root / "results").splitlines()
     assert shown[0].startswith("| row | next-sentence (paper: mnli_fine_tune) |") and len(shown) == 2 + 6
+    assert shown[0].endswith("| held-out perplexity (paper: -) |")
     assert shown[3].startswith("| MASK 100% · SAME 0% · RND 0% |") and "(n=1) [84.3]" in shown[3]
 
 
@@ -80,8 +81,26 @@ def test_a_variant_shared_by_tables_is_pretrained_once_and_each_switch_reaches_i
     config = lambda v: json.loads((runs / v / "seed-0" / "final" / "config.json").read_text())  # noqa: E731
     assert config("ltr")["is_decoder"] is True and config("mlm-nsp")["is_decoder"] is False
     assert config("mlm-nsp-L4")["num_hidden_layers"] == 4
-    settings = json.loads((runs / "mlm-nsp-mix-0-0-1" / "seed-0" / "pretrain_config.json").read_text())
-    assert settings["mask_proportions"] == [0.0, 0.0, 1.0]  # (MASK, RND, SAME): Table 8's last row
+    settings = json.loads((runs / "mlm-nsp-mix-0-1-0" / "seed-0" / "pretrain_config.json").read_text())
+    assert settings["mask_proportions"] == [0.0, 1.0, 0.0]  # (MASK, RND, SAME): Table 8's last row, RND 100%
+
+
+def test_a_column_added_later_is_measured_from_the_stored_models(filled, monkeypatch):
+    """Table 8's held-out perplexity, removed from the stored cells, comes back without any pre-training."""
+    docs, made, b, root = filled
+    path = root / "results" / "table-8.json"
+    doc = json.loads(path.read_text())
+    before = {c["row"]: c["scores"]["held-out perplexity"] for c in doc["cells"]}
+    for c in doc["cells"]:
+        for part in ("scores", "metrics", "seconds"):
+            c[part].pop("held-out perplexity")
+    path.write_text(json.dumps(doc))
+    monkeypatch.setattr(cells_module, "pretrain", lambda *a, **k: pytest.fail("pre-trained again"))
+    run_tables(["8"], b, out=root / "runs", results=root / "results", say=lambda _: None)
+    after = {c["row"]: c["scores"]["held-out perplexity"] for c in read_table("8", root / "results")["cells"]}
+    assert after == pytest.approx(before)  # the same models, the same held-out masks
+    # every variant faces BERT's 80/10/10: the model trained with SAME 20% gets no free answers
+    assert len(set(after.values())) == len(after)
 
 
 def test_a_stopped_run_continues_and_never_redoes_a_cell(ci, tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..finetune import FinetuneConfig, finetune
 from ..finetune.feature_based import feature_based
 from ..finetune.sweep import finished
-from ..pretrain import pretrain, read_log, recipe
+from ..pretrain import heldout_metrics, pretrain, read_log, recipe
 from .budget import Budget
 from .tables import Measure, Row, Table
 
@@ -77,9 +77,10 @@ def finetune_settings(table: Table, row: Row, measure: Measure, budget: Budget, 
                           **fit, **row.finetune)
 
 
-def run_cell(table: Table, row: Row, seed: int, budget: Budget, out: Path, cache: dict) -> dict:
-    """Every column of one row at one seed: {"scores": {column: number}, "metrics": {...}, "seconds": {...}}.
-    `cache` keeps Table 7's frozen features from cell to cell (one model for the whole table)."""
+def run_cell(table: Table, row: Row, seed: int, budget: Budget, out: Path, cache: dict,
+             measures: tuple[Measure, ...] | None = None) -> dict:
+    """Every column (or those of `measures`) of one row at one seed: {"scores": {column: number},
+    "metrics": {...}, "seconds": {...}}. `cache` keeps Table 7's frozen features from cell to cell."""
     start = time.perf_counter()
     cell = {"row": row.name, "seed": seed, "scores": {}, "metrics": {}, "seconds": {}}
     if table.pretrained:
@@ -90,11 +91,12 @@ def run_cell(table: Table, row: Row, seed: int, budget: Budget, out: Path, cache
         model = budget.table7_model
     if table.pretrained:
         cache = {}  # features of this cell's own model: of no use to the next cell
-    for measure in table.measures:
+    for measure in table.measures if measures is None else measures:
         t0 = time.perf_counter()
-        if measure.kind == "pretrain":
-            metrics = {k: v for k, v in cell["pretrain"].items() if k in ("mlm_loss", "mlm_accuracy", "perplexity",
-                                                                            "nsp_loss", "nsp_accuracy")}
+        if measure.kind == "heldout":  # every variant faces the same corruption: BERT's
+            cfg = recipe("tiny", out_dir=str(out), **{**pretrain_settings(row, budget, seed),
+                                                      "mask_proportions": (0.8, 0.1, 0.1)})
+            metrics = heldout_metrics(cfg, model)
         else:
             folder = (out / "finetune" / f"table-{table.number}" / _slug(row.name) / _slug(measure.name)
                       / f"seed-{seed}")

@@ -2,7 +2,8 @@
 
 Cells already in the results file are never redone; a killed run, started again with the same
 command, continues with the first missing cell (and, inside it, from the last pre-training
-checkpoint). `worker=(k, n)` lets n processes share the work: the pre-training runs (and Table 7's
+checkpoint). A column added to a table after its cells were made is measured for them then, from
+the models they left (nothing is pre-trained again). `worker=(k, n)` lets n processes share the work: the pre-training runs (and Table 7's
 cells) are dealt out in turn, so no two workers ever train the same model.
 """
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from .budget import Budget
 from .cells import run_cell, variant_name
-from .store import RESULTS, add_cell, check_budget, done, progress, provenance, results_file
+from .store import RESULTS, add_cell, check_budget, progress, provenance, read, results_file
 from .tables import TABLES
 
 
@@ -43,10 +44,18 @@ def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/abl
     cache, docs = {}, {}
     for t, row_name, seed in plan(tables, budget):
         path = results_file(t, results)
-        if (row_name, seed) in done(path) or job_of(t, row_name, seed) not in mine:
+        if job_of(t, row_name, seed) not in mine:
             continue
         table = TABLES[t]
         row = next(r for r in table.rows if r.name == row_name)
+        stored = stored_cell(path, row_name, seed)
+        if stored is not None:  # finished; a column added to the table since is measured now
+            missing = tuple(m for m in table.measures if m.name not in stored["scores"])
+            if missing:
+                say(f"Table {t}, {row_name}, seed {seed}: adding {', '.join(m.name for m in missing)}")
+                docs[t] = add_cell(path, provenance(table, budget, command),
+                                   merge(stored, run_cell(table, row, seed, budget, out, cache, missing), table))
+            continue
         say(f"Table {t}, {row_name}, seed {seed}: running")
         cell = run_cell(table, row, seed, budget, out, cache)
         docs[t] = add_cell(path, provenance(table, budget, command), cell)
@@ -54,3 +63,19 @@ def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/abl
             + f" ({cell['seconds']['total']:.0f} s)")
         say(progress([t], budget, results))
     return docs
+
+
+def stored_cell(path: Path, row_name: str, seed: int) -> dict | None:
+    doc = read(path)
+    return next((c for c in doc["cells"] if (c["row"], c["seed"]) == (row_name, seed)), None) if doc else None
+
+
+def merge(stored: dict, added: dict, table) -> dict:
+    """A stored cell with the columns just measured; columns the table no longer has are dropped."""
+    names = {m.name for m in table.measures}
+    cell = {**stored, **{k: added[k] for k in ("pretrain",) if k in added}}
+    for part in ("scores", "metrics"):
+        cell[part] = {k: v for k, v in {**stored[part], **added[part]}.items() if k in names}
+    seconds = {k: v for k, v in {**stored["seconds"], **added["seconds"]}.items() if k in names | {"pretrain"}}
+    cell["seconds"] = {**seconds, "total": round(sum(v for k, v in seconds.items()), 1)}
+    return cell

@@ -90,11 +90,19 @@ def add_cell(path: Path, head: dict, cell: dict) -> dict:
         doc = read(path) or {**head, "started": _now(), "cells": []}
         doc["cells"] = [c for c in doc["cells"] if (c["row"], c["seed"]) != (cell["row"], cell["seed"])] + [cell]
         doc.update(updated=_now(), command=head["command"], device=head["device"],
-                   cpu_seconds=round(sum(c["seconds"]["total"] for c in doc["cells"]), 1))
+                   cpu_seconds=round(cpu_seconds(doc["cells"]), 1))
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         tmp.replace(path)
     return doc
+
+
+def cpu_seconds(cells: list[dict]) -> float:
+    """What the cells cost: every column's seconds, and each pre-trained variant once (a variant
+    that several rows share records its training seconds in each)."""
+    columns = sum(v for c in cells for k, v in c["seconds"].items() if k not in ("pretrain", "total"))
+    variants = {(c["pretrain"]["variant"], c["seed"]): c["pretrain"].get("seconds", 0.0) for c in cells if "pretrain" in c}
+    return columns + sum(variants.values())
 
 
 def done(path: Path) -> set[tuple[str, int]]:
