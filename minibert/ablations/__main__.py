@@ -31,6 +31,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default=str(RESULTS), help="where the tables' results files go")
     p.add_argument("--status", action="store_true", help="only say how much of each table is filled")
     p.add_argument("--summary", action="store_true", help="only print the stored tables (mean ± sd over seeds, [the paper])")
+    p.add_argument("--columns-only", action="store_true",
+                   help="only measure the columns that stored cells lack (a column added since); start no new cell")
     p.add_argument("--worker", default="0/1", help="K/N: run the K-th of N shares of the work (N processes at once)")
     return p
 
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"\nTable {t} · {TABLES[t].title}\n\n{summary(t, args.results)}")
             return
         run_tables(tables, chosen, out=args.out_dir, results=Path(args.results), worker=(int(k), int(n)),
-                   command="python -m minibert.ablations " + shlex.join(argv))
+                   new_cells=not args.columns_only, command="python -m minibert.ablations " + shlex.join(argv))
     except (ConfigError, ResultsError, CheckpointError, FileExistsError, FileNotFoundError, TrainingDiverged) as e:
         sys.exit(f"error: {e}")
     print(progress(tables, chosen, args.results))

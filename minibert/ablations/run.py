@@ -31,8 +31,9 @@ def job_of(table: str, row_name: str, seed: int) -> tuple:
 
 def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/ablations",
                results: str | Path = RESULTS, command: str = "", worker: tuple[int, int] = (0, 1),
-               say=print) -> dict[str, dict]:
-    """Run the missing cells of `tables` that fall to this worker; return each table's results document."""
+               new_cells: bool = True, say=print) -> dict[str, dict]:
+    """Run the missing cells of `tables` that fall to this worker (new_cells=False: only the missing
+    columns of stored cells); return each table's results document."""
     unknown = [t for t in tables if t not in TABLES]
     if unknown:
         raise ValueError(f"no table {', '.join(unknown)}; the ablation tables are {', '.join(TABLES)}")
@@ -55,6 +56,8 @@ def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/abl
                 say(f"Table {t}, {row_name}, seed {seed}: adding {', '.join(m.name for m in missing)}")
                 docs[t] = add_cell(path, provenance(table, budget, command),
                                    merge(stored, run_cell(table, row, seed, budget, out, cache, missing), table))
+            continue
+        if not new_cells:
             continue
         say(f"Table {t}, {row_name}, seed {seed}: running")
         cell = run_cell(table, row, seed, budget, out, cache)

@@ -89,8 +89,10 @@ def add_cell(path: Path, head: dict, cell: dict) -> dict:
     with _locked(path):
         doc = read(path) or {**head, "started": _now(), "cells": []}
         doc["cells"] = [c for c in doc["cells"] if (c["row"], c["seed"]) != (cell["row"], cell["seed"])] + [cell]
-        doc.update(updated=_now(), command=head["command"], device=head["device"],
-                   cpu_seconds=round(cpu_seconds(doc["cells"]), 1))
+        for key in ("command", "device"):  # every command and machine that wrote cells, the first as `command`
+            seen = doc.setdefault(key + "s", [doc[key]])
+            seen += [head[key]] if head[key] not in seen else []
+        doc.update(updated=_now(), cpu_seconds=round(cpu_seconds(doc["cells"]), 1))
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         tmp.replace(path)
