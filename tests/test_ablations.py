@@ -164,6 +164,7 @@ def test_the_stored_results_are_complete_and_match_their_data(number):
     doc = read_table(number, STORED)
     table = TABLES[number]
     assert doc["budget"] == BUDGETS["short"].to_dict() and doc["command"].startswith("python -m minibert.ablations")
+    assert doc["columns"] == {m.name: m.metric for m in table.measures} and doc["rows"] == [r.name for r in table.rows]
     seeds = {}
     for cell in doc["cells"]:
         seeds.setdefault(cell["row"], set()).add(cell["seed"])

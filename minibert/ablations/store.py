@@ -88,6 +88,7 @@ def add_cell(path: Path, head: dict, cell: dict) -> dict:
     """Add one finished cell (replacing a cell of the same row and seed) and return the document."""
     with _locked(path):
         doc = read(path) or {**head, "started": _now(), "cells": []}
+        doc.update({k: head[k] for k in ("title", "rows", "columns", "seeds")})  # the table as it is now
         doc["cells"] = [c for c in doc["cells"] if (c["row"], c["seed"]) != (cell["row"], cell["seed"])] + [cell]
         for key in ("command", "device"):  # every command and machine that wrote cells, the first as `command`
             seen = doc.setdefault(key + "s", [doc[key]])

@@ -47,7 +47,7 @@ EFFECTS = [  # the paper's words (§5.1-5.3, C.2), or its Table 7's numbers wher
     *(Effect("5", "+ BiLSTM", _LTR, c, "§5.1: the BiLSTM hurts performance on the GLUE tasks")
       for c in ("next-sentence", "sentiment")),
     *(Effect("6", big, small, c, "§5.2: larger models lead to a strict accuracy improvement (Table 6: and a lower LM ppl)")
-      for small, big in zip(_L, _L[1:]) for c in ("MLM perplexity", "next-sentence", "sentiment")),
+      for small, big in zip(_L, _L[1:]) for c in ("held-out perplexity", "next-sentence", "sentiment")),
     *(Effect("7", a, b, "names", claim) for a, b, claim in (
         ("Concat Last Four Hidden", "Fine-tuning", "§5.3: only 0.3 F1 behind fine-tuning the entire model"),
         ("Concat Last Four Hidden", "Last Hidden", "§5.3: the best performing method concatenates the top four"),
@@ -77,8 +77,8 @@ def cell_frame(doc: dict):
     import pandas as pd
 
     return pd.DataFrame([{"row": c["row"], "seed": c["seed"], "column": col,
-                          "score": c["scores"][col] * scale(doc["columns"][col])}
-                         for c in doc["cells"] for col in doc["columns"]],
+                          "score": value * scale(doc["columns"].get(col, col))}  # a column added later: its name
+                         for c in doc["cells"] for col, value in c["scores"].items()],
                         columns=["row", "seed", "column", "score"])
 
 
@@ -167,11 +167,11 @@ def effects_frame(docs: dict, tables: dict, effects: Sequence[Effect] = EFFECTS,
 
 
 def provenance_frame(docs: dict):
-    """One row per table: how its results were made (command, dates, device, CPU hours, cells, data hash)."""
+    """One row per table: how its results were made (every command, dates, device, CPU hours, cells, data hash)."""
     import pandas as pd
 
     return pd.DataFrame({f"Table {t}": {
-        "command": doc["command"], "started": doc["started"][:16].replace("T", " "),
+        "commands": " && ".join(doc.get("commands", [doc["command"]])), "started": doc["started"][:16].replace("T", " "),
         "updated": doc["updated"][:16].replace("T", " "), "device": doc["device"],
         "CPU hours": round(doc["cpu_seconds"] / 3600, 2), "cells": len(doc["cells"]),
         "seeds": ", ".join(map(str, sorted({c["seed"] for c in doc["cells"]}))),
@@ -192,7 +192,7 @@ def table_figure(doc: dict, table, *, baselines: dict | None = None, title: str 
         for y, name in enumerate(names):
             v, r = cells[(cells.row == name) & (cells.column == m.name)].score.to_numpy(), frame.loc[(name, m.name)]
             ours_ax.scatter(v, y + np.linspace(-0.12, 0.12, len(v)), s=20, color="0.45", zorder=3,
-                            label="one seed (whole pipeline)" if y == 0 else None)
+                            label="one seed" if y == 0 else None)
             if r["n"]:
                 ours_ax.errorbar(r["mean"], y, xerr=np.nan_to_num(r["sd"]), fmt="D", color="#c0504d", capsize=4,
                                  zorder=4, label="mean ± sd" if y == 0 else None)
