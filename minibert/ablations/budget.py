@@ -9,7 +9,9 @@ The paper's budget for each variant is BERT-BASE's: 1,000,000 steps of 256 seque
 at 128 tokens and 10% at 512, about 42.6 billion token positions. "short" is 1,200 steps of 32
 sequences of 64 tokens (2.5 million positions, 1/17,000 of that) of a 2-layer, 128-wide model on the
 course corpus (3.3 million words of training text): about 1/2,700,000 of the paper's pre-training
-FLOPs per variant (`minibert.pretrain.flops_per_token`; chapter 09 redoes the sum).
+FLOPs per variant (`minibert.pretrain.flops_per_token`; chapter 09 redoes the sum). Equal steps
+are not equal work: the left-to-right LM decodes every position, the masked LM 10 of 64, so a step
+of it costs about 2.5x the FLOPs per token.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ def pretrained_model(row: Row, budget: Budget, seed: int, out: Path) -> tuple[st
     folder = out / "pretrain" / variant_name(row) / f"seed-{seed}"
     cfg = recipe("tiny", out_dir=str(folder), **pretrain_settings(row, budget, seed))
     if (folder / "final" / "config.json").is_file():
-        settings = json.loads((folder / "pretrain_config.json").read_text()) if (folder / "pretrain_config.json").is_file() else None
+        saved = folder / "pretrain_config.json"  # written when the run ended
+        settings = json.loads(saved.read_text()) if saved.is_file() else None
         end = [r for r in read_log(folder) if r["kind"] == "end"]
         if end and (settings is None or settings == json.loads(cfg.to_json())):
             return str(folder / "final"), {k: v for k, v in end[-1].items() if k not in ("kind",)}
