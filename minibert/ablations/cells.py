@@ -33,7 +33,7 @@ def pretrain_settings(row: Row, budget: Budget, seed: int) -> dict:
 
 def variant_name(row: Row) -> str:
     """A folder name from what the variant changes: "mlm-nsp", "ltr", "mlm-L4", "mlm-nsp-mix-1.0-0.0-0.0"."""
-    cfg = recipe("tiny", **{k: v for k, v in row.pretrain.items()})
+    cfg = recipe("tiny", **row.pretrain)
     name = cfg.objective + ("-nsp" if cfg.nsp else "")
     layers = cfg.model_overrides.get("num_hidden_layers")
     name += f"-L{layers}" if layers else ""

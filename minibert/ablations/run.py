@@ -43,6 +43,13 @@ def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/abl
     jobs = list(dict.fromkeys(job_of(*cell) for cell in plan(tables, budget)))
     mine = {job for i, job in enumerate(jobs) if i % worker[1] == worker[0]}
     cache, docs = {}, {}
+    heads = {}  # each table's provenance, hashed once (the corpus alone is megabytes), not once per cell
+
+    def head(t: str) -> dict:
+        if t not in heads:
+            heads[t] = provenance(TABLES[t], budget, command)
+        return heads[t]
+
     for t, row_name, seed in plan(tables, budget):
         path = results_file(t, results)
         if job_of(t, row_name, seed) not in mine:
@@ -54,14 +61,14 @@ def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/abl
             missing = tuple(m for m in table.measures if m.name not in stored["scores"])
             if missing:
                 say(f"Table {t}, {row_name}, seed {seed}: adding {', '.join(m.name for m in missing)}")
-                docs[t] = add_cell(path, provenance(table, budget, command),
+                docs[t] = add_cell(path, head(t),
                                    merge(stored, run_cell(table, row, seed, budget, out, cache, missing), table))
             continue
         if not new_cells:
             continue
         say(f"Table {t}, {row_name}, seed {seed}: running")
         cell = run_cell(table, row, seed, budget, out, cache)
-        docs[t] = add_cell(path, provenance(table, budget, command), cell)
+        docs[t] = add_cell(path, head(t), cell)
         say(f"Table {t}, {row_name}, seed {seed}: " + ", ".join(f"{k} {v:.4g}" for k, v in cell["scores"].items())
             + f" ({cell['seconds']['total']:.0f} s)")
         say(progress([t], budget, results))
@@ -80,5 +87,5 @@ def merge(stored: dict, added: dict, table) -> dict:
     for part in ("scores", "metrics"):
         cell[part] = {k: v for k, v in {**stored[part], **added[part]}.items() if k in names}
     seconds = {k: v for k, v in {**stored["seconds"], **added["seconds"]}.items() if k in names | {"pretrain"}}
-    cell["seconds"] = {**seconds, "total": round(sum(v for k, v in seconds.items()), 1)}
+    cell["seconds"] = {**seconds, "total": round(sum(seconds.values()), 1)}
     return cell
