@@ -152,7 +152,7 @@ class MaskingCollator:
 
     def __init__(self, *, pad_token_id: int, cls_token_id: int, sep_token_id: int, mask_token_id: int,
                  vocab_size: int, special_token_ids, seed: int = 0, static: bool = False, objective: str = "mlm",
-                 word_start_tokens: list[str] | None = None, **masking):
+                 word_start_tokens: list[str] | None = None, pad_to: int | None = None, **masking):
         if objective not in ("mlm", "ltr"):
             raise ValueError(f"objective={objective!r}; use 'mlm' (masked LM) or 'ltr' (left-to-right LM)")
         self.objective = objective
@@ -160,10 +160,16 @@ class MaskingCollator:
         self.vocab_size, self.special_token_ids = vocab_size, list(special_token_ids)
         self.seed, self.static, self.masking = seed, static, masking
         self.word_start_tokens = word_start_tokens  # the vocab in id order, for whole-word masking
+        # pad_to: every batch this wide (torch.compile's static shapes), not the longest row's width
+        self.pad_to = pad_to
         self.generator = None  # made on first use, in the process that uses it (see _dynamic)
 
     def __call__(self, rows: list[dict]) -> dict:
         T = max(len(r["input_ids"]) for r in rows)
+        if self.pad_to is not None:
+            if T > self.pad_to:
+                raise ValueError(f"a row of {T} tokens does not fit pad_to={self.pad_to}")
+            T = self.pad_to
         input_ids = torch.full((len(rows), T), self.pad, dtype=torch.long)  # (B, T)
         token_type_ids = torch.zeros_like(input_ids)
         attention_mask = torch.zeros_like(input_ids)

@@ -3,7 +3,7 @@
 Shape legend:
     B  batch size              T  sequence length (tokens)
     H  hidden_size             nh num_attention_heads      hs head size = H / nh
-    I  intermediate_size (4H)  V  vocab_size
+    I  intermediate_size (4H)  V  vocab_size               N  real (not [PAD]) tokens of a batch
 
 BERT is post-LN: every sub-layer is wrapped as `x = LayerNorm(x + Dropout(sublayer(x)))`.
 (GPT-2-style code and The Annotated Transformer are pre-LN; loading real BERT weights into a pre-LN
@@ -31,6 +31,41 @@ ACTIVATIONS = {  # factories, so that every layer owns its module (hooks stay pe
     "gelu_pytorch_tanh": partial(nn.GELU, approximate="tanh"),
     "relu": nn.ReLU,
 }
+
+
+def unpad_input(x: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(B, T, ...) -> (N, ...): the real tokens, row by row (row-major), and their flat positions
+    b·T + t (N,), which `pad_input` needs to put them back. (MosaicBERT's and flash-attn's name.)"""
+    indices = attention_mask.flatten().nonzero().squeeze(1)  # (N,)
+    return x.flatten(0, 1)[indices], indices
+
+
+def pad_input(x: torch.Tensor, indices: torch.Tensor, B: int, T: int) -> torch.Tensor:
+    """(N, ...) -> (B, T, ...): the inverse of `unpad_input`, with zeros at the padded positions."""
+    grid = x.new_zeros(B * T, *x.shape[1:]).index_copy(0, indices, x)  # (B·T, ...)
+    return grid.view(B, T, *x.shape[1:])
+
+
+@dataclass
+class Padding:
+    """Where the N real tokens of a (B, T) batch sit. With it the encoder runs on (N, H): every
+    linear layer, LayerNorm and the feed-forward skip [PAD], and only attention, which mixes
+    positions, goes back to the (B, T) grid (MosaicBERT's unpadding, Portes et al. 2023)."""
+
+    indices: torch.Tensor  # (N,) flat positions b·T + t of the real tokens
+    B: int
+    T: int
+
+    @classmethod
+    def of(cls, attention_mask: torch.Tensor) -> Padding:
+        B, T = attention_mask.shape
+        return cls(attention_mask.flatten().nonzero().squeeze(1), B, T)
+
+    def unpad(self, x: torch.Tensor) -> torch.Tensor:
+        return x.flatten(0, 1)[self.indices]  # (B, T, ...) -> (N, ...)
+
+    def pad(self, x: torch.Tensor) -> torch.Tensor:
+        return pad_input(x, self.indices, self.B, self.T)  # (N, ...) -> (B, T, ...)
 
 
 class Embeddings(nn.Module):
@@ -69,11 +104,15 @@ class SelfAttention(nn.Module):
         B, T, _ = x.shape
         return x.view(B, T, self.nh, self.hs).transpose(1, 2)  # (B, T, H) -> (B, nh, T, hs)
 
-    def forward(self, x, key_mask, need_probs: bool = False):
-        """key_mask: (B, 1, 1, T) bool, True where a key is a real token. Masking *keys* means no
+    def forward(self, x, key_mask, need_probs: bool = False, padding: Padding | None = None):
+        """x (B, T, H); or (N, H), the real tokens alone, when `padding` says where they sit.
+        key_mask: (B, 1, 1, T) bool, True where a key is a real token. Masking *keys* means no
         query draws information from padding; padded queries still compute, and are ignored later.
         A left-to-right model passes (B, 1, T, T) instead: query i may see key j only if j <= i."""
-        q, k, v = (self.split_heads(f(x)) for f in (self.query, self.key, self.value))
+        q, k, v = (f(x) for f in (self.query, self.key, self.value))  # (B, T, H) or (N, H)
+        if padding is not None:  # only attention needs the (B, T) grid: back to it, and out after
+            q, k, v = (padding.pad(t) for t in (q, k, v))  # (N, H) -> (B, T, H), zeros at [PAD]
+        q, k, v = (self.split_heads(t) for t in (q, k, v))  # (B, nh, T, hs)
         dropout_p = self.dropout_p if self.training else 0.0
         if need_probs:
             # The readable reference path; it is also the only one that returns the probabilities.
@@ -88,6 +127,8 @@ class SelfAttention(nn.Module):
             probs = None
         B, _, T, _ = context.shape
         context = context.transpose(1, 2).reshape(B, T, -1)  # (B, nh, T, hs) -> (B, T, H)
+        if padding is not None:
+            context = padding.unpad(context)  # (B, T, H) -> (N, H)
         return self.output(context), probs
 
 
@@ -115,8 +156,8 @@ class EncoderLayer(nn.Module):
         self.ffn_norm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
-    def forward(self, x, key_mask, need_probs: bool = False):
-        a, probs = self.attention(x, key_mask, need_probs)
+    def forward(self, x, key_mask, need_probs: bool = False, padding: Padding | None = None):
+        a, probs = self.attention(x, key_mask, need_probs, padding)  # x: (B, T, H), or (N, H) unpadded
         x = self.attention_norm(x + self.dropout(a))  # post-LN: normalise *after* the residual
         x = self.ffn_norm(x + self.dropout(self.ffn(x)))
         return x, probs
@@ -127,12 +168,14 @@ class Encoder(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.num_hidden_layers))
 
-    def forward(self, x, key_mask, output_hidden_states=False, output_attentions=False):
+    def forward(self, x, key_mask, output_hidden_states=False, output_attentions=False, padding=None):
         hidden_states, attentions = [x], []
         for layer in self.layers:
-            x, probs = layer(x, key_mask, need_probs=output_attentions)
+            x, probs = layer(x, key_mask, need_probs=output_attentions, padding=padding)
             hidden_states.append(x)
             attentions.append(probs)
+        if padding is not None:  # what the caller sees is always (B, T, H)
+            x, hidden_states = padding.pad(x), [padding.pad(h) for h in hidden_states]
         hidden_states = tuple(hidden_states) if output_hidden_states else None
         attentions = tuple(attentions) if output_attentions else None
         return x, hidden_states, attentions
@@ -202,18 +245,23 @@ class BertModel(PretrainedMixin, nn.Module):
         self.pooler = Pooler(config) if add_pooling_layer else None
         self.apply(lambda m: init_bert_weights(m, config.initializer_range))
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, *,
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, *, unpad: bool = False,
                 output_hidden_states: bool = False, output_attentions: bool = False) -> BertOutput:
         """input_ids (B, T) token ids; token_type_ids (B, T) 0 for segment A, 1 for B;
-        attention_mask (B, T) 1 for real tokens, 0 for padding."""
+        attention_mask (B, T) 1 for real tokens, 0 for padding. unpad=True runs every layer's
+        matrix multiplies on the real tokens alone (no FLOP on [PAD]); the outputs are the same,
+        with zeros at padded positions."""
         token_type_ids, attention_mask = check_inputs(self.config, input_ids, token_type_ids, attention_mask)
         # (B, 1, 1, T), broadcast over heads and queries; None when nothing is padded, which lets
         # SDPA pick its fastest kernels (flash attention takes no mask).
         key_mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
         if self.config.is_decoder:
             key_mask = causal_mask(input_ids.shape[1], key_mask, input_ids.device)  # (B or 1, 1, T, T)
-        x = self.embeddings(input_ids, token_type_ids)
-        x, hidden_states, attentions = self.encoder(x, key_mask, output_hidden_states, output_attentions)
+        x = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
+        padding = Padding.of(attention_mask) if unpad and attention_mask is not None else None
+        if padding is not None:
+            x = padding.unpad(x)  # (B, T, H) -> (N, H)
+        x, hidden_states, attentions = self.encoder(x, key_mask, output_hidden_states, output_attentions, padding)
         pooled = self.pooler(x, attention_mask) if self.pooler is not None else None
         return BertOutput(x, pooled, hidden_states, attentions)
 

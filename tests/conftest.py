@@ -4,6 +4,7 @@ import pytest
 from helpers import exercise_functions
 
 import minibert
+from minibert.corpus import read_documents
 
 # Real English for the fidelity tests: the opening of Moby-Dick (public domain) and of the BERT
 # abstract, as sentence pairs of different lengths so that a batch needs padding.
@@ -37,6 +38,20 @@ def real_batch(hf_tokenizer):
     enc = hf_tokenizer(list(firsts), list(seconds), padding=True, return_tensors="pt")
     assert (enc["attention_mask"] == 0).any() and (enc["token_type_ids"] == 1).any()
     return {k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
+
+
+@pytest.fixture(scope="session")
+def small(tmp_path_factory):
+    """Pre-training settings at CI size: the first 150 documents of the course corpus (~610k words)
+    and its held-out split, with an own 2,000-entry vocabulary; real text."""
+    course = Path("data/corpus")
+    if not (course / "train.txt").is_file():
+        pytest.fail("the course corpus is missing: run `make setup` first")
+    root = tmp_path_factory.mktemp("pretrain")
+    docs = read_documents(course / "train.txt")[:150]
+    (root / "train.txt").write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
+    return dict(train_corpus=str(root / "train.txt"), valid_corpus=str(course / "valid.txt"),
+                cache_dir=str(root / "cache"), vocab_size=2000, progress=False, tensorboard=False)
 
 
 # Counts a test measured (how many lines it compared, ...), printed at the end of every run.

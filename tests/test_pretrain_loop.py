@@ -13,26 +13,9 @@ import torch
 
 import minibert
 from minibert.checkpoint import CheckpointError
-from minibert.corpus import read_documents
 from minibert.pretrain import TrainingDiverged, diagnose, pretrain, read_log, recipe
 from minibert.pretrain.data import DataError
 from minibert.training import micro_batch_size
-
-COURSE = Path("data/corpus")
-
-
-@pytest.fixture(scope="session")
-def small(tmp_path_factory):
-    """The first 150 documents of the course corpus (~610k words) and its held-out split, with an
-    own 2,000-entry vocabulary: CI-sized, but real text."""
-    if not (COURSE / "train.txt").is_file():
-        pytest.fail("the course corpus is missing: run `make setup` first")
-    root = tmp_path_factory.mktemp("pretrain")
-    docs = read_documents(COURSE / "train.txt")[:150]
-    (root / "train.txt").write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
-    return dict(train_corpus=str(root / "train.txt"), valid_corpus=str(COURSE / "valid.txt"),
-                cache_dir=str(root / "cache"), vocab_size=2000, progress=False, tensorboard=False)
-
 
 def settings(small, out, **overrides):
     return recipe("tiny", **{**small, "out_dir": str(out), **overrides})

@@ -53,9 +53,9 @@ def test_unknown_names_fields_and_values_are_clear_errors():
 
 
 def test_the_command_line_sets_every_field_and_names_typos(capsys):
-    cfg, resume = parse(["--config", "mini", "--max-steps", "7", "--no-nsp", "--init-from", "none",
+    cfg, args = parse(["--config", "mini", "--max-steps", "7", "--no-nsp", "--init-from", "none",
                          "--model.num_hidden_layers", "3", "--adam-betas", "0.9", "0.98", "--resume", "auto"])
-    assert (cfg.model, cfg.max_steps, cfg.nsp, cfg.init_from, resume) == ("mini", 7, False, None, "auto")
+    assert (cfg.model, cfg.max_steps, cfg.nsp, cfg.init_from, args.resume) == ("mini", 7, False, None, "auto")
     assert cfg.adam_betas == (0.9, 0.98)
     assert cfg.model_config(100).num_hidden_layers == 3 and cfg.lr == RECIPES["mini"]["lr"]
     with pytest.raises(SystemExit):

@@ -19,6 +19,7 @@ from ..config import BertConfig, ConfigError
 from ..tokenizer import TokenizerError
 from ..training.cli import add_flags, fields_of, overrides_of, parse_known
 from ..training.watchdog import TrainingDiverged
+from .cost import plan_text
 from .curves import diagnose
 from .data import DataError
 from .loop import pretrain
@@ -30,27 +31,36 @@ def parser(defaults: PretrainConfig) -> argparse.ArgumentParser:
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--config", default="tiny", help=f"a preset: {', '.join(RECIPES)}")
     p.add_argument("--resume", default=None, help="'auto' (the newest checkpoint of out_dir) or a checkpoint folder")
+    plan = p.add_argument_group("--plan: print what the run costs and how its batch is split, and stop")
+    plan.add_argument("--plan", action="store_true", help="print the plan, run nothing")
+    plan.add_argument("--device", default="H100", help="an accelerator of minibert.pretrain.metrics.PEAK_TFLOPS")
+    plan.add_argument("--devices", type=int, default=1, help="how many of them (processes)")
+    plan.add_argument("--mfu", type=float, default=0.4, help="the model FLOPs utilisation to assume")
     add_flags(p, PretrainConfig, defaults, skip={"model_overrides"})
     add_flags(p, BertConfig, None, prefix="model.")
     return p
 
 
-def parse(argv: list[str]) -> tuple[PretrainConfig, str | None]:
+def parse(argv: list[str]) -> tuple[PretrainConfig, argparse.Namespace]:
     name = "tiny"
     if "--config" in argv and argv.index("--config") + 1 < len(argv):
         name = argv[argv.index("--config") + 1]
     base = recipe(name)  # an unknown preset fails here, naming the presets
     args = parse_known(parser(base), argv)
     overrides = {**base.model_overrides, **overrides_of(args, "model.")}
-    return recipe(name, **{**fields_of(args, PretrainConfig), "model_overrides": overrides}), args.resume
+    return recipe(name, **{**fields_of(args, PretrainConfig), "model_overrides": overrides}), args
 
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     try:
-        cfg, resume = parse(argv)
-        metrics = pretrain(cfg, resume=resume, command="python -m minibert.pretrain " + shlex.join(argv))
-    except (ConfigError, CheckpointError, DataError, TokenizerError, FileExistsError, TrainingDiverged) as e:
+        cfg, args = parse(argv)
+        if args.plan:
+            print(plan_text(cfg, device=args.device, devices=args.devices, mfu=args.mfu))
+            return
+        metrics = pretrain(cfg, resume=args.resume, command="python -m minibert.pretrain " + shlex.join(argv))
+    except (ConfigError, CheckpointError, DataError, TokenizerError, FileExistsError, TrainingDiverged,
+            ValueError) as e:
         sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
     if PartialState().is_main_process:  # one report, however many processes ran
         print(json.dumps(metrics, indent=2))

@@ -158,6 +158,9 @@ def collator(cfg, vocab: dict[str, int], seed: int, static: bool) -> MaskingColl
         mask_token_id=vocab["[MASK]"], vocab_size=len(vocab),
         special_token_ids=[vocab[t] for t in SPECIAL_TOKENS.values()], seed=seed, static=static,
         objective=cfg.objective, proportions=cfg.mask_proportions,
+        # Static shapes for a compiled encoder: every batch max_seq_length wide, so it compiles once
+        # (rows are masked at their own length: the masks are the same either way).
+        pad_to=cfg.max_seq_length if cfg.compile else None,
         mlm_probability=cfg.mlm_probability, max_predictions=cfg.max_predictions,
         word_start_tokens=tokens if cfg.whole_word else None)
 

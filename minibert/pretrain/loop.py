@@ -3,7 +3,9 @@ a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch`
 
 One optimizer step = `batch_size` sequences shared out over processes and accumulation steps
 (training/accelerator.py); gradients are averaged, clipped to norm 1.0, and AdamW steps. Loss =
-mean MLM loss + mean NSP loss (section 3.1). What every loop shares (the accelerator, optimizer,
+mean MLM loss + mean NSP loss (section 3.1). The switches that make it fast on a GPU (bf16
+autocast, unpadding, fused AdamW, a compiled encoder over static shapes, micro-batches sized in
+tokens) change how a step is computed, never what: tests/test_fast_path.py holds them to it. What every loop shares (the accelerator, optimizer,
 watchdog, log and checkpoints) is in `minibert.training`; what is pre-training's is here.
 """
 
@@ -26,7 +28,7 @@ from ..hub import resolve
 from ..inputs import IGNORE_INDEX
 from ..tokenizer import load_vocab
 from ..training import resume as resume_from
-from ..training.accelerator import device_name, make_accelerator, micro_batch_size
+from ..training.accelerator import accumulation_steps, device_name, make_accelerator, micro_batch_size
 from ..training.log import RunLog
 from ..training.optim import build_optimizer
 from ..training.watchdog import TrainingDiverged, check_finite
@@ -47,8 +49,12 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
              command: str | None = None) -> dict:
     """Run (or, with resume="auto" or a checkpoint folder, continue) the run `cfg` describes.
     Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks)."""
-    accelerator = make_accelerator(mixed_precision=cfg.mixed_precision, grad_accum=cfg.grad_accum,
-                                   compile=cfg.compile)
+    accelerator = make_accelerator(mixed_precision=cfg.mixed_precision, grad_accum=cfg.grad_accum)
+    grad_accum = cfg.grad_accum
+    if cfg.micro_batch_tokens:  # sequence-length aware: as many sequences per pass as the tokens allow
+        grad_accum = accumulation_steps(cfg.batch_size, cfg.max_seq_length, accelerator.num_processes,
+                                        cfg.micro_batch_tokens)
+        accelerator.gradient_accumulation_steps = grad_accum
     set_seed(cfg.seed)
     out = Path(cfg.out_dir)
     if resume is None and (out / "log.jsonl").exists():
@@ -64,11 +70,14 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
         train_dir, valid_dir = prepare_shards(cfg, vocab_path, "train"), prepare_shards(cfg, vocab_path, "valid")
     vocab = load_vocab(vocab_path)
     model = _model(cfg, model, len(vocab), resume)
-    micro = micro_batch_size(cfg.batch_size, cfg.grad_accum, accelerator.num_processes)
+    micro = micro_batch_size(cfg.batch_size, grad_accum, accelerator.num_processes)
+    fused = cfg.fused_adamw if cfg.fused_adamw is not None else accelerator.device.type == "cuda"
     optimizer, scheduler = build_optimizer(
         model, lr=cfg.lr, warmup_steps=cfg.warmup_steps, total_steps=cfg.max_steps, weight_decay=cfg.weight_decay,
-        betas=cfg.adam_betas, eps=cfg.adam_eps, kind=cfg.optimizer, accelerator=accelerator)
-    model, optimizer, scheduler = _prepare(accelerator, cfg, model, optimizer, scheduler, micro)
+        betas=cfg.adam_betas, eps=cfg.adam_eps, kind=cfg.optimizer, fused=fused, accelerator=accelerator)
+    if cfg.compile:  # in place, so the state dict keeps its names; see data.py for the static shapes
+        model.bert.encoder.compile(dynamic=None if cfg.unpad else False)
+    model, optimizer, scheduler = _prepare(accelerator, cfg, model, optimizer, scheduler, micro, grad_accum)
     progress = resume_from.Progress()
     accelerator.register_for_checkpointing(progress)
 
@@ -76,12 +85,12 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     if checkpoint is not None:
         accelerator.load_state(str(checkpoint / "state"))
         log.truncate_after(progress.step)
-    facts = _facts(cfg, accelerator, model, vocab, train_dir, micro, command)
+    facts = _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command)
     log.write("run", step=progress.step, tokens=progress.tokens, resumed=resume is not None, **facts)
 
     rank, world = accelerator.process_index, accelerator.num_processes
-    loop = _Loop(cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path,
-                 batches=iter(train_loader(cfg, train_dir, vocab, micro, rank, world, progress.step * cfg.grad_accum)),
+    loop = _Loop(cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path, grad_accum,
+                 batches=iter(train_loader(cfg, train_dir, vocab, micro, rank, world, progress.step * grad_accum)),
                  valid=eval_loader(cfg, valid_dir, vocab, micro, rank, world))
     try:
         metrics = loop.run()
@@ -115,11 +124,13 @@ def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
         shutil.copytree(final, cfg.export_to)
 
 
-def _prepare(accelerator, cfg, model, optimizer, scheduler, micro: int):
+def _prepare(accelerator, cfg, model, optimizer, scheduler, micro: int, grad_accum: int):
     if cfg.optimizer == "deepspeed":  # DeepSpeed steps its own scheduler
         # accelerate reads the micro-batch size from a prepared DataLoader; ours is not prepared
-        # (its batches are a function of the step, see data.py), so it is told.
-        accelerator.state.deepspeed_plugin.deepspeed_config["train_micro_batch_size_per_gpu"] = micro
+        # (its batches are a function of the step, see data.py), so it is told, with the
+        # accumulation steps (which DeepSpeed's config may have filled in before they were derived).
+        ds_config = accelerator.state.deepspeed_plugin.deepspeed_config
+        ds_config["train_micro_batch_size_per_gpu"], ds_config["gradient_accumulation_steps"] = micro, grad_accum
         return accelerator.prepare(model, optimizer, scheduler)
     # Our scheduler counts optimizer steps. Prepared, accelerate would step it once per process
     # per step (it assumes a schedule written for one process); so it stays ours, checkpointed.
@@ -128,7 +139,7 @@ def _prepare(accelerator, cfg, model, optimizer, scheduler, micro: int):
     return model, optimizer, scheduler
 
 
-def _facts(cfg, accelerator, model, vocab, train_dir, micro, command) -> dict:
+def _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command) -> dict:
     """What the run's first log record says about it (folders of shards made elsewhere have no
     complete.json, and so no corpus facts)."""
     made = Path(train_dir) / "complete.json"
@@ -138,7 +149,8 @@ def _facts(cfg, accelerator, model, vocab, train_dir, micro, command) -> dict:
                 ln_vocab=math.log(len(vocab)), unigram_entropy=data.get("unigram_entropy"),
                 train_instances=data.get("instances"), train_tokens=data.get("tokens"),
                 corpus_sha256=data.get("corpus"), parameters=sum(p.numel() for p in unwrapped.parameters()),
-                processes=accelerator.num_processes, micro_batch=micro, device=device_name(accelerator),
+                processes=accelerator.num_processes, micro_batch=micro, grad_accum=grad_accum,
+                device=device_name(accelerator),
                 mixed_precision=accelerator.mixed_precision, torch=torch.__version__,
                 command=command or " ".join([os.path.basename(sys.executable)] + sys.argv))
 
@@ -147,8 +159,9 @@ class _Loop:
     """The steps of a run, with logging, evaluation, checkpoints and the NaN/inf watchdog."""
 
     def __init__(self, cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path,
-                 *, batches, valid):
+                 grad_accum: int, *, batches, valid):
         self.cfg, self.acc, self.model, self.optimizer, self.scheduler = cfg, accelerator, model, optimizer, scheduler
+        self.grad_accum = grad_accum
         self.progress, self.log, self.vocab_path, self.batches, self.valid = progress, log, vocab_path, batches, valid
         self.config = accelerator.unwrap_model(model).config
         self.peak = cfg.peak_tflops or (peak_tflops(facts["device"]) if accelerator.device.type == "cuda" else None)
@@ -182,17 +195,17 @@ class _Loop:
     def step(self) -> None:
         """One optimizer step over grad_accum micro-batches on every process."""
         cfg, acc, w = self.cfg, self.acc, self.window
-        for _ in range(cfg.grad_accum):
+        for _ in range(self.grad_accum):
             batch = {k: v.to(acc.device, non_blocking=True) for k, v in next(self.batches).items()}
             if not cfg.nsp:  # MLM only: the NSP head gets no labels and no loss
                 batch.pop("next_sentence_label")
             with acc.accumulate(self.model):  # no gradient all-reduce until the last micro-batch
-                out = self.model(**batch)
+                out = self.model(**batch, unpad=cfg.unpad)
                 acc.backward(out.loss)  # divided by grad_accum inside
             nsp_loss = out.nsp_loss if cfg.nsp else torch.zeros_like(out.loss)
-            w["losses"] += torch.stack([out.loss, out.mlm_loss, nsp_loss]).detach().float() / cfg.grad_accum
-            w["counts"] += torch.tensor([batch["input_ids"].numel(), (batch["labels"] != IGNORE_INDEX).sum()],
-                                        device=acc.device)
+            w["losses"] += torch.stack([out.loss, out.mlm_loss, nsp_loss]).detach().float() / self.grad_accum
+            w["counts"] += torch.stack([torch.tensor(batch["input_ids"].numel(), device=acc.device),
+                                        batch["attention_mask"].sum(), (batch["labels"] != IGNORE_INDEX).sum()])
         grad_norm = acc.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
         grad_norm = self.watchdog(out.loss.detach(), grad_norm)
         self.optimizer.step()
@@ -214,7 +227,8 @@ class _Loop:
             raise
 
     def _new_window(self) -> dict:
-        return dict(losses=torch.zeros(3, device=self.acc.device), counts=torch.zeros(2, device=self.acc.device),
+        # counts: positions (B·T, [PAD] included), real tokens, labelled (predicted) positions
+        return dict(losses=torch.zeros(3, device=self.acc.device), counts=torch.zeros(3, device=self.acc.device),
                     steps=0, grad_norm=0.0, start=time.perf_counter())
 
     def _flush(self) -> dict:
@@ -226,7 +240,8 @@ class _Loop:
         self.progress.tokens += int(counts[0])
         self.progress.seconds += seconds
         self.window = self._new_window()
-        return dict(w, losses=losses.tolist(), positions=int(counts[0]), predicted=int(counts[1]), seconds=seconds)
+        return dict(w, losses=losses.tolist(), positions=int(counts[0]), real=int(counts[1]), predicted=int(counts[2]),
+                    seconds=seconds)
 
     def log_train(self) -> float:
         w, p = self._flush(), self.progress
@@ -236,9 +251,11 @@ class _Loop:
                       grad_norm=w["grad_norm"], tokens_per_s=tokens_per_s, seconds=p.seconds)
         if self.cfg.nsp:
             record["nsp_loss"] = nsp_loss
-        if self.peak and w["positions"]:
+        record["real_tokens_per_s"] = w["real"] / w["seconds"]  # [PAD] left out: the work the model needs
+        if self.peak and w["real"]:
+            # Model FLOPs count real tokens only, so time spent on [PAD] lowers the MFU, as it should.
             seq_len = self.cfg.max_seq_length
-            flops = flops_per_token(self.config, seq_len, w["predicted"] / w["positions"]) * tokens_per_s
+            flops = flops_per_token(self.config, seq_len, w["predicted"] / w["real"]) * record["real_tokens_per_s"]
             record["mfu"] = flops / (self.peak * 1e12 * self.acc.num_processes)
         self.log.write("train", **record)
         return loss

@@ -27,6 +27,9 @@ PEAK_TFLOPS = (
     ("A10G", 70.0),
     ("V100", 125.0),  # fp16; V100 has no bf16
     ("T4", 65.0),  # fp16
+    # Per chip, bf16, from Google's Cloud TPU documentation (for costing, not for the loop's MFU).
+    ("TPU v2", 45.0),
+    ("TPU v3", 123.0),
 )
 
 

@@ -57,9 +57,13 @@ class PretrainConfig:
     adam_eps: float = 1e-6  # Google's AdamWeightDecayOptimizer
     max_grad_norm: float = 1.0
     optimizer: str = "adamw"  # or "deepspeed": the optimizer of the DeepSpeed config (LAMB for large batches)
-    mixed_precision: str = "auto"  # "auto": bf16 on a GPU that has it, else no; or "no", "bf16", "fp16"
-    compile: bool = False
     seed: int = 0
+    # --- speed: none of these changes what a step computes beyond rounding (tests/test_fast_path.py)
+    mixed_precision: str = "auto"  # "auto": bf16 autocast on a GPU that has it, else no; or "no", "bf16", "fp16"
+    unpad: bool = False  # the encoder runs on the real tokens alone: no FLOP on [PAD] (MosaicBERT)
+    fused_adamw: bool | None = None  # torch's fused AdamW kernel; None: on a GPU
+    micro_batch_tokens: int | None = None  # at most this many tokens per forward pass: grad_accum is derived
+    compile: bool = False  # torch.compile the encoder, batches padded to max_seq_length (static shapes)
     # --- evaluation, logging, checkpoints
     out_dir: str = "runs/tiny"
     eval_every: int = 100
@@ -101,6 +105,13 @@ class PretrainConfig:
         if self.objective == "ltr" and self.nsp:
             raise ConfigError("objective='ltr' needs nsp=False (the paper's 'LTR & No NSP'): with left-only "
                               "attention [CLS] sees nothing but itself, so NSP has nothing to read; add --no-nsp")
+        if self.micro_batch_tokens is not None and self.grad_accum != 1:
+            raise ConfigError(f"micro_batch_tokens={self.micro_batch_tokens} derives grad_accum from the sequence "
+                              f"length; give one of them, not both (for grad_accum={self.grad_accum}, add "
+                              "--micro-batch-tokens none)")
+        if self.micro_batch_tokens is not None and self.micro_batch_tokens < self.max_seq_length:
+            raise ConfigError(f"micro_batch_tokens={self.micro_batch_tokens} cannot hold one sequence of "
+                              f"max_seq_length={self.max_seq_length} tokens")
         if self.batch_size % self.grad_accum:
             raise ConfigError(f"batch_size={self.batch_size} is not divisible by grad_accum={self.grad_accum}")
 
@@ -140,11 +151,16 @@ RECIPES: dict[str, dict] = {
     # L=4, H=256: ~5x the compute of tiny per token.
     "mini": dict(model="mini", out_dir="runs/mini", max_steps=1500, lr=5e-4, warmup_steps=150,
                  eval_every=150, save_every=500),
+    # micro_batch_tokens: phase 1's whole batch (256 × 128) in one pass per GPU; phase 2 (512 tokens)
+    # then runs 64 sequences per pass on one GPU and accumulates 4 (estimated to fit 80 GB; lower it
+    # for a smaller GPU: the batch, and so the run, stays the same).
     "base": dict(model="base", out_dir="runs/base", vocab="bert-uncased", batch_size=256,
                  max_steps=900_000, lr=1e-4, warmup_steps=10_000, max_seq_length=128, max_predictions=20,
+                 micro_batch_tokens=32_768,
                  eval_every=10_000, eval_batches=100, log_every=100, save_every=10_000, keep_last=3),
     "large": dict(model="large", out_dir="runs/large", vocab="bert-uncased", batch_size=256,
                   max_steps=900_000, lr=1e-4, warmup_steps=10_000, max_seq_length=128, max_predictions=20,
+                  micro_batch_tokens=32_768,
                   eval_every=10_000, eval_batches=100, log_every=100, save_every=10_000, keep_last=3),
 }
 # The course's own pre-trained model (models/course-tiny, used by later chapters): the tiny recipe.

@@ -11,11 +11,11 @@ The loops themselves stay in their rooms (`minibert.pretrain`, `minibert.finetun
 visible `for` over its batches standing on these helpers.
 """
 
-from .accelerator import device_name, make_accelerator, micro_batch_size
+from .accelerator import accumulation_steps, device_name, make_accelerator, micro_batch_size
 from .log import RunLog, read_log
 from .optim import bert_schedule, build_optimizer, parameter_groups
 from .resume import Progress
 from .watchdog import TrainingDiverged, check_finite
 
-__all__ = ["make_accelerator", "micro_batch_size", "device_name", "RunLog", "read_log", "bert_schedule",
+__all__ = ["make_accelerator", "micro_batch_size", "accumulation_steps", "device_name", "RunLog", "read_log", "bert_schedule",
            "build_optimizer", "parameter_groups", "Progress", "TrainingDiverged", "check_finite"]

@@ -20,6 +20,10 @@ def _value(text: str, annotation: str):
     """A flag's text as the field's type (annotations are strings under `from __future__ import annotations`)."""
     if text.lower() == "none" and "None" in annotation:
         return None
+    if annotation.startswith("bool"):  # "bool | None": --flag true|false|none
+        if text.lower() not in ("true", "false"):
+            raise argparse.ArgumentTypeError(f"{text!r}: give true, false or none")
+        return text.lower() == "true"
     if annotation.startswith("int"):
         return int(text)
     if annotation.startswith("float"):

@@ -31,9 +31,11 @@ def bert_schedule(step: int, warmup_steps: int, total_steps: int) -> float:
 
 def build_optimizer(model: torch.nn.Module, *, lr: float, warmup_steps: int, total_steps: int,
                     weight_decay: float = 0.01, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-6,
-                    kind: str = "adamw", accelerator=None):
+                    kind: str = "adamw", fused: bool = False, accelerator=None):
     """AdamW and BERT's schedule over `total_steps` optimizer steps; with kind="deepspeed", the
-    optimizer and scheduler that the DeepSpeed config names (e.g. LAMB for batches of thousands)."""
+    optimizer and scheduler that the DeepSpeed config names (e.g. LAMB for batches of thousands).
+    fused=True: torch's fused AdamW, one kernel for the whole update of every parameter instead of
+    a few per parameter group; the same update up to rounding (tests/test_fast_path.py)."""
     groups = parameter_groups(model, weight_decay)
     if kind == "deepspeed":
         plugin = accelerator.state.deepspeed_plugin if accelerator is not None else None
@@ -46,7 +48,7 @@ def build_optimizer(model: torch.nn.Module, *, lr: float, warmup_steps: int, tot
         return optimizer, DummyScheduler(optimizer, total_num_steps=total_steps, warmup_num_steps=warmup_steps)
     if kind != "adamw":
         raise ValueError(f"optimizer={kind!r}; use 'adamw' or 'deepspeed'")
-    optimizer = torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps)
+    optimizer = torch.optim.AdamW(groups, lr=lr, betas=betas, eps=eps, fused=fused)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: bert_schedule(step, warmup_steps, total_steps))
     return optimizer, scheduler
