@@ -52,6 +52,13 @@ def _groups(documents: Iterator[list[str]], size: int) -> Iterator[list[list[str
             yield group
 
 
+def _documents(corpus: str | list[str], counts: dict) -> Iterator[list[str]]:
+    """The documents of one file, or of several in order (never the last of one file and the first
+    of the next joined, as `cat` would join them: a part does not end in a blank line)."""
+    for path in [corpus] if isinstance(corpus, str) else corpus:
+        yield from iter_documents(path, counts)
+
+
 _tokenizer = None  # one per worker process, loaded once by _init_worker
 
 
@@ -92,16 +99,20 @@ def _write_shard(out: Path, number: int, documents: list[list[str]], settings: d
     return info
 
 
-def write_shards(corpus: str | Path, out: str | Path, *, vocab: str | Path, lowercase: bool = True,
-                 max_seq_length: int = 128, short_seq_prob: float = 0.1, nsp: bool = True, dupe_factor: int = 1,
-                 seed: int = 0, docs_per_shard: int = 64, workers: int = 2) -> dict:
+def write_shards(corpus: str | Path | list[str | Path], out: str | Path, *, vocab: str | Path,
+                 lowercase: bool = True, max_seq_length: int = 128, short_seq_prob: float = 0.1, nsp: bool = True,
+                 dupe_factor: int = 1, seed: int = 0, docs_per_shard: int = 64, workers: int = 2) -> dict:
     """Write the instances of `corpus` into `out`, skipping finished shards. At most 2 shards per
-    worker are in flight, so memory does not grow with the corpus. Returns totals."""
+    worker are in flight, so memory does not grow with the corpus. Returns totals. `corpus` may be
+    several files (the parts of `python -m minibert.corpus stream`): their documents, in order, make
+    the same shards as one file holding them all would."""
+    # One file: named in settings.json as before (a folder made before resumes); several: the list.
+    corpus = str(corpus) if isinstance(corpus, (str, Path)) else [str(path) for path in corpus]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     settings = dict(max_seq_length=max_seq_length, short_seq_prob=short_seq_prob, nsp=nsp,
                     dupe_factor=dupe_factor, seed=seed, vocab=str(vocab), lowercase=lowercase,
-                    docs_per_shard=docs_per_shard, corpus=str(corpus))
+                    docs_per_shard=docs_per_shard, corpus=corpus)
     _check_settings(out, settings)
     totals = {"shards": 0, "written": 0, "documents": 0, "instances": 0, "tokens": 0, "skipped": {}}
 
@@ -115,7 +126,7 @@ def write_shards(corpus: str | Path, out: str | Path, *, vocab: str | Path, lowe
 
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(vocab), lowercase)) as pool:
         running = set()
-        for number, documents in enumerate(_groups(iter_documents(corpus, totals["skipped"]), docs_per_shard)):
+        for number, documents in enumerate(_groups(_documents(corpus, totals["skipped"]), docs_per_shard)):
             done_file = out / f"{number:05d}.json"
             if done_file.is_file():  # finished by an earlier run
                 add(json.loads(done_file.read_text()), 0)
@@ -182,7 +193,8 @@ def main(argv=None) -> None:
 
     p = argparse.ArgumentParser(prog="python -m minibert.pretrain.shards",
                                 description="Write pre-training instances of a corpus in shards.")
-    p.add_argument("--corpus", default="data/corpus/train.txt", help="a file in BERT's format")
+    p.add_argument("--corpus", nargs="+", default=["data/corpus/train.txt"],
+                   help="a file in BERT's format, or several (parts of one corpus, taken in the order given)")
     p.add_argument("--out", default="data/instances/train", help="folder of shards (resumes if it exists)")
     p.add_argument("--vocab", default=None, help="vocab.txt (default: the uncased BERT vocab of MiniLM)")
     p.add_argument("--cased", action="store_true", help="do not lowercase (for a cased vocab)")
@@ -194,7 +206,8 @@ def main(argv=None) -> None:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
-    totals = write_shards(a.corpus, a.out, vocab=a.vocab or minilm_path() / "vocab.txt", lowercase=not a.cased,
+    corpus = a.corpus[0] if len(a.corpus) == 1 else a.corpus  # one file: settings.json as before
+    totals = write_shards(corpus, a.out, vocab=a.vocab or minilm_path() / "vocab.txt", lowercase=not a.cased,
                           max_seq_length=a.max_seq_length, short_seq_prob=a.short_seq_prob, nsp=not a.no_nsp,
                           dupe_factor=a.dupe_factor, seed=a.seed, docs_per_shard=a.docs_per_shard, workers=a.workers)
     print(json.dumps(totals, indent=2))
