@@ -113,6 +113,7 @@ benchmark: setup
 	$(BIN)/python benchmarks/train_step.py --preset tiny --vocab-size 8192 --inference-steps 0
 	$(BIN)/python benchmarks/train_step.py --preset mini --vocab-size 8192 --inference-steps 0
 	$(BIN)/python benchmarks/finetune_step.py
+	$(BIN)/python benchmarks/pretrain_speed.py
 	$(BIN)/python benchmarks/tokenizer.py
 	$(BIN)/python benchmarks/shards.py
 

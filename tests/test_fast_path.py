@@ -201,3 +201,20 @@ def test_the_compiled_encoder_trains_the_same_run(small, tmp_path):
     compiled, _ = train_losses(small, tmp_path / "compiled", compile=True)
     assert compiled == pytest.approx(plain, rel=1e-4)
     minibert.BertForPreTraining.from_pretrained(tmp_path / "compiled/final", strict=True)
+
+
+def test_the_speed_benchmark_runs_on_cpu(tmp_path):
+    """benchmarks/pretrain_speed.py at its smallest: every row it prints is a measured step."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "speed.json"
+    subprocess.run([sys.executable, "benchmarks/pretrain_speed.py", "--preset", "tiny", "--batch-size", "4",
+                    "--seq-len", "64", "--steps", "2", "--warmup", "1", "--batches", "2", "--threads", "1",
+                    "--rows", "plain", "unpad", "fused AdamW", "transformers", "--json", str(out)],
+                   check=True, capture_output=True, text=True)
+    results = json.loads(out.read_text())
+    assert list(results["rows"]) == ["plain", "unpad", "fused AdamW", "transformers"]
+    assert all(r["tokens_per_s"] > 0 and r["mfu"] is None for r in results["rows"].values())  # no peak on CPU
+    assert results["rows"]["plain"]["ratio"] == 1.0 and 0 < results["real_tokens"] <= results["positions"] == 256

@@ -154,6 +154,32 @@ def test_one_loop_fine_tunes_every_head_and_saves_what_transformers_loads(task, 
     torch.testing.assert_close(a[key], b[key], atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("task", list(FIXTURES))
+def test_unpadded_fine_tuning_predicts_what_the_padded_model_does(task, data_dir, tmp_path):
+    """--unpad: every head trains on the real tokens alone, and scores real dev examples (sentences
+    of many lengths, so batches with padding) as the padded model does at every real token."""
+    from minibert.finetune.evaluation import predict
+
+    cfg = FinetuneConfig(task=task, model="course", data_dir=str(data_dir), epochs=1, batch_size=4, unpad=True,
+                         max_seq_length=48, doc_stride=16, out_dir=str(tmp_path / "run"), progress=False)
+    finetune(cfg)
+    model = getattr(minibert, HF_CLASSES[task]).from_pretrained(tmp_path / "run" / "model", strict=True)
+    kind = minibert.tasks.get_task(task).kind
+    features = feats.encode(kind, minibert.tasks.load_task(task, "dev")[:12],
+                            Tokenizer.from_pretrained(tmp_path / "run" / "model"), max_seq_length=96, doc_stride=32,
+                            max_query_length=32)
+    assert (feats.collate(features, 0)["attention_mask"] == 0).any()  # there is padding to skip
+    tokenwise = kind in ("tagging", "span")
+    padded, unpadded = (predict(model, features, 0, 4, tokenwise=tokenwise, unpad=u) for u in (False, True))
+    for a, b in zip(padded, unpadded, strict=True):
+        if tokenwise:  # compare at real tokens: the padded model's scores at [PAD] are meaningless
+            real = torch.zeros(a.shape[:2], dtype=torch.bool)
+            for i, f in enumerate(features):
+                real[i, :len(f["input_ids"])] = True
+            a, b = a[real], b[real]
+        torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5)
+
+
 def test_seeds_give_a_table_with_mean_and_sd(data_dir, tmp_path, capsys):
     main(["--task", "sentiment", "--model", "course", "--data-dir", str(data_dir), "--epochs", "1",
           "--batch-size", "4", "--seeds", "2", "--out-dir", str(tmp_path / "sweep"), "--no-progress"])

@@ -195,8 +195,8 @@ def test_phase_two_starts_from_phase_one_weights(small, tmp_path):
 
 
 def test_a_compiled_run_saves_plain_weights(small, tmp_path):
-    """--compile (torch.compile through accelerate) trains the same model and saves it in the
-    plain Hugging Face layout, not under the compiled wrapper's "_orig_mod." names."""
+    """--compile (the encoder compiled in place) saves the model in the plain Hugging Face layout,
+    not under a compiled wrapper's "_orig_mod." names."""
     cfg = settings(small, tmp_path / "compiled", compile=True, max_steps=2, warmup_steps=1, batch_size=4,
                    eval_batches=1, max_seq_length=32)
     pretrain(cfg)

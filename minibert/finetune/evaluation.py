@@ -17,7 +17,8 @@ from .spans import best_threshold, span_predictions, window_answers
 
 
 @torch.no_grad()
-def predict(model, features: list[dict], pad_token_id: int, batch_size: int, tokenwise: bool) -> list[torch.Tensor]:
+def predict(model, features: list[dict], pad_token_id: int, batch_size: int, tokenwise: bool,
+            unpad: bool = False) -> list[torch.Tensor]:
     """The model's logits for every feature, in order, on the CPU: one tensor per output (start
     and end for spans). `tokenwise`: the outputs have a token axis, which dynamic padding made of
     another width in each batch, so it is padded to one (-inf for span scores, never chosen)."""
@@ -27,7 +28,8 @@ def predict(model, features: list[dict], pad_token_id: int, batch_size: int, tok
     outputs = []
     for i in range(0, len(features), batch_size):
         batch = collate(features[i:i + batch_size], pad_token_id)
-        out = model(**{k: batch[k].to(device) for k in ("input_ids", "token_type_ids", "attention_mask")})
+        out = model(**{k: batch[k].to(device) for k in ("input_ids", "token_type_ids", "attention_mask")},
+                    unpad=unpad)
         logits = (out.start_logits, out.end_logits) if hasattr(out, "start_logits") else (out.logits,)
         outputs.append([t.float().cpu() for t in logits])
     model.train(was_training)
@@ -50,7 +52,7 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | 
     settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
     features = encode(task.kind, examples, tokenizer, **settings)
     logits = predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
-                     tokenwise=task.kind in ("tagging", "span"))
+                     tokenwise=task.kind in ("tagging", "span"), unpad=cfg.unpad)
     keep = {} if keep is None else keep
     if task.kind == "span":
         windows = window_answers(*logits, features, max_answer_length=cfg.max_answer_length)

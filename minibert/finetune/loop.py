@@ -83,7 +83,7 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     for epoch in range(1, cfg.epochs + 1):
         model.train()
         for batch in loader:
-            loss = model(**batch).loss
+            loss = model(**batch, unpad=cfg.unpad).loss
             accelerator.backward(loss)
             loss = loss.detach()
             grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)

@@ -52,6 +52,7 @@ class FinetuneConfig:
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
     mixed_precision: str = "auto"  # "auto": bf16 on a GPU that has it, else no
+    unpad: bool = False  # the encoder on real tokens only (no FLOP on [PAD]); the same logits
     seed: int = 0
     # --- output
     out_dir: str = "runs/finetune"

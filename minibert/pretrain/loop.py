@@ -263,7 +263,7 @@ class _Loop:
     def evaluate(self) -> dict:
         if self.window_open():  # log the steps since the last record first: no step goes unlogged
             self.log_train()
-        metrics = evaluate(self.model, self.valid, self.acc, nsp=self.cfg.nsp)
+        metrics = evaluate(self.model, self.valid, self.acc, nsp=self.cfg.nsp, unpad=self.cfg.unpad)
         self.log.write("eval", step=self.progress.step, tokens=self.progress.tokens, **metrics)
         self._restart_clock()
         return metrics

@@ -57,7 +57,7 @@ def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float)
 
 
 @torch.no_grad()
-def evaluate(model, loader, accelerator, nsp: bool = True) -> dict:
+def evaluate(model, loader, accelerator, nsp: bool = True, unpad: bool = False) -> dict:
     """Held-out MLM loss, masked-token accuracy, NSP loss and accuracy, summed over every process."""
     was_training = model.training
     model.eval()
@@ -67,7 +67,7 @@ def evaluate(model, loader, accelerator, nsp: bool = True) -> dict:
         batch = {k: v.to(accelerator.device) for k, v in batch.items()}
         if not nsp:
             batch.pop("next_sentence_label")
-        out = model(**batch)
+        out = model(**batch, unpad=unpad)
         targets = batch["labels"][batch["labels"] != IGNORE_INDEX]  # (N,)
         n, b = targets.numel(), batch["input_ids"].shape[0]
         sums += torch.stack([

@@ -58,7 +58,8 @@ def save(accelerator, model, *, out_dir: Path, progress: Progress, settings: str
 
 def export_model(model, state: dict, folder: Path, vocab: Path, lowercase: bool) -> Path:
     """The weights and the tokenizer in the Hugging Face layout."""
-    # With --compile the state dict is the compiled wrapper's: every key starts with "_orig_mod.".
+    # A model wrapped by torch.compile(model) has a state dict whose every key starts with "_orig_mod."
+    # (the loop's --compile compiles in place, `Module.compile`, and keeps the plain names).
     model.save_pretrained(folder, state_dict={k.removeprefix("_orig_mod."): v for k, v in state.items()})
     Tokenizer.from_vocab(vocab, lowercase=lowercase).save(folder)
     return folder
