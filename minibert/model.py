@@ -18,6 +18,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from .checkpoint import PretrainedMixin
 from .config import BertConfig
@@ -167,11 +168,17 @@ class Encoder(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.num_hidden_layers))
+        # Set by a training loop that is short of memory: keep only each layer's input, and redo
+        # the layer's forward in the backward pass (about a third more compute; same gradients).
+        self.gradient_checkpointing = False
 
     def forward(self, x, key_mask, output_hidden_states=False, output_attentions=False, padding=None):
         hidden_states, attentions = [x], []
         for layer in self.layers:
-            x, probs = layer(x, key_mask, need_probs=output_attentions, padding=padding)
+            if self.gradient_checkpointing and self.training:  # the redone forward draws the same dropout
+                x, probs = checkpoint(layer, x, key_mask, output_attentions, padding, use_reentrant=False)
+            else:
+                x, probs = layer(x, key_mask, need_probs=output_attentions, padding=padding)
             hidden_states.append(x)
             attentions.append(probs)
         if padding is not None:  # what the caller sees is always (B, T, H)

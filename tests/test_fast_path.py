@@ -1,6 +1,6 @@
 """The switches that make pre-training fast on a GPU change how a step is computed, never what:
 each is held here, on CPU, to the plain computation (unpadding, bf16 autocast, fused AdamW, the
-compiled encoder over static shapes, micro-batches sized in tokens)."""
+compiled encoder over static shapes, micro-batches sized in tokens, gradient checkpointing)."""
 
 import pytest
 import torch
@@ -87,6 +87,25 @@ def test_unpadding_serves_every_head():
         a, b = model(**inputs).logits, model(**inputs, unpad=True).logits
     real = batch["attention_mask"].bool()
     torch.testing.assert_close(a[real], b[real], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("unpad", [False, True])
+def test_gradient_checkpointing_gives_the_same_gradients_with_dropout_on(unpad):
+    """Each layer's forward is redone in the backward pass with the random state it first had, so
+    even dropout draws the same masks: the same loss and gradients, with less kept in memory."""
+    model = minibert.BertForPreTraining(small_config(vocab_size=300)).train()
+    batch = padded_batch()
+    results = []
+    for checkpointed in (False, True):
+        model.bert.encoder.gradient_checkpointing = checkpointed
+        torch.manual_seed(1)
+        results.append(loss_and_grads(model, batch, unpad=unpad))
+    (plain, g_plain), (redone, g_redone) = results
+    torch.manual_seed(2)
+    assert loss_and_grads(model, batch, unpad=unpad)[0].loss.item() != pytest.approx(plain.loss.item())  # dropout on
+    torch.testing.assert_close(redone.loss, plain.loss)
+    for a, b in zip(g_redone, g_plain, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
 
 
 def test_bf16_autocast_stays_close_to_float32():
@@ -184,9 +203,11 @@ def test_every_switch_trains_the_same_run(small, tmp_path, report):
     pieces, header = train_losses(small, tmp_path / "tokens", micro_batch_tokens=256)  # 4 sequences of 64
     by_hand, _ = train_losses(small, tmp_path / "accum", grad_accum=2)
     bf16, _ = train_losses_in_bf16(small, tmp_path / "bf16")
+    redone, _ = train_losses(small, tmp_path / "checkpointed", gradient_checkpointing=True)
     assert header["grad_accum"] == 2 and header["micro_batch"] == 4
     assert pieces == by_hand  # the same computation, step for step, to the bit
     assert unpadded == pytest.approx(plain, rel=1e-5) and fused == pytest.approx(plain, rel=1e-5)
+    assert redone == pytest.approx(plain, rel=1e-6)
     assert pieces == pytest.approx(plain, rel=1e-3)  # a mean of two means: rounding only
     assert bf16 == pytest.approx(plain, rel=2e-2)
     report(f"fast path, 4 steps: plain {plain[-1]:.5f}, unpad {unpadded[-1]:.5f}, fused AdamW {fused[-1]:.5f}, "

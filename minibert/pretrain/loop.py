@@ -3,9 +3,10 @@ a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch`
 
 One optimizer step = `batch_size` sequences shared out over processes and accumulation steps
 (training/accelerator.py); gradients are averaged, clipped to norm 1.0, and AdamW steps. Loss =
-mean MLM loss + mean NSP loss (section 3.1). The switches that make it fast on a GPU (bf16
-autocast, unpadding, fused AdamW, a compiled encoder over static shapes, micro-batches sized in
-tokens) change how a step is computed, never what: tests/test_fast_path.py holds them to it. What every loop shares (the accelerator, optimizer,
+mean MLM loss + mean NSP loss (section 3.1). The switches that make it fast, or fit, on a GPU
+(bf16 autocast, unpadding, fused AdamW, a compiled encoder over static shapes, micro-batches
+sized in tokens, gradient checkpointing) change how a step is computed, never what:
+tests/test_fast_path.py holds them to it. What every loop shares (the accelerator, optimizer,
 watchdog, log and checkpoints) is in `minibert.training`; what is pre-training's is here.
 """
 
@@ -75,6 +76,7 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     optimizer, scheduler = build_optimizer(
         model, lr=cfg.lr, warmup_steps=cfg.warmup_steps, total_steps=cfg.max_steps, weight_decay=cfg.weight_decay,
         betas=cfg.adam_betas, eps=cfg.adam_eps, kind=cfg.optimizer, fused=fused, accelerator=accelerator)
+    model.bert.encoder.gradient_checkpointing = cfg.gradient_checkpointing
     if cfg.compile:  # in place, so the state dict keeps its names; see data.py for the static shapes
         model.bert.encoder.compile(dynamic=None if cfg.unpad else False)
     model, optimizer, scheduler = _prepare(accelerator, cfg, model, optimizer, scheduler, micro, grad_accum)

@@ -64,6 +64,7 @@ class PretrainConfig:
     fused_adamw: bool | None = None  # torch's fused AdamW kernel; None: on a GPU
     micro_batch_tokens: int | None = None  # at most this many tokens per forward pass: grad_accum is derived
     compile: bool = False  # torch.compile the encoder, batches padded to max_seq_length (static shapes)
+    gradient_checkpointing: bool = False  # less memory (one layer's activations, not L), ~1/3 more compute
     # --- evaluation, logging, checkpoints
     out_dir: str = "runs/tiny"
     eval_every: int = 100
