@@ -14,8 +14,9 @@ from .common import ExerciseError
 from .encoder import *  # noqa: F403
 from .masking import *  # noqa: F403
 from .pretraining import *  # noqa: F403
+from .scale import *  # noqa: F403
 from .sentences import *  # noqa: F403
 from .spans import *  # noqa: F403
 from .wordpiece import *  # noqa: F403
 
-__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__, *sentences.__all__, *spans.__all__, *ablations.__all__]
+__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__, *sentences.__all__, *spans.__all__, *ablations.__all__, *scale.__all__]

@@ -15,6 +15,8 @@ pandas table), so it renders offline, in JupyterLab and in a notebook stored on 
   hand; a chunk cut into A and B for next-sentence prediction
 - `pretraining`: chapter 05's learning-rate schedule, a run's MLM and NSP losses apart, loss baselines
   with their perplexities, a model's top guesses behind [MASK]
+- `scale`: chapter 10's training FLOPs per token by part, days of training per device, a padded batch
+  beside its packed real tokens, micro-batches of equal tokens, a run's two phases end to end
 - `spans`: chapter 08's word labels on pieces, the span-score matrix, context windows, the no-answer
   threshold curve, the multiple-choice reshape, stored scores from pre-trained and random weights
 - `theory`: measured values beside expected ones, proportions with their binomial intervals
@@ -38,6 +40,8 @@ from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagram
 from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
                       masking_view, nsp_cut)
 from .pretraining import baselines_figure, fill_mask_table, losses_figure, schedule_figure
+from .scale import (PART_COLOURS, cost_figure, flops_figure, flops_parts, micro_batch_figure, padding_figure,
+                    phases_figure)
 from .sentences import (cls_attention, confusion_figure, dev_curves, grid_frame, grid_heatmap, head_steps,
                         pair_rows, parse_setting, seed_strip)
 from .spans import (choices_reshape, results_bars, span_matrix, tagging_alignment, threshold_curve,
@@ -124,4 +128,11 @@ __all__ = [
     "tagging_alignment",
     "threshold_curve",
     "windows_figure",
+    "PART_COLOURS",
+    "cost_figure",
+    "flops_figure",
+    "flops_parts",
+    "micro_batch_figure",
+    "padding_figure",
+    "phases_figure",
 ]

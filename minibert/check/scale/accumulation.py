@@ -1,0 +1,87 @@
+"""The checker of exercise 10.3: the sequence-length-aware micro-batch. Given the sequences per
+optimizer step, their length, the processes and the tokens one forward pass may hold, the fewest
+accumulation steps that keep every micro-batch within the budget and split each process's share
+evenly, as `minibert.training.accelerator.accumulation_steps` derives them."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import random
+
+from ...training.accelerator import accumulation_steps as reference
+from ..common import ExerciseError, call, passed
+
+# (batch_size, seq_len, processes, micro_batch_tokens, steps, lesson), worked by hand
+HAND = [
+    (256, 128, 1, 32_768, 1, "BERT's phase 1 on one GPU: 256 × 128 = 32,768 tokens fit in one pass"),
+    (256, 512, 1, 32_768, 4, "phase 2: 4× the tokens per sequence, so 64 sequences per pass and 4 passes"),
+    (256, 512, 8, 32_768, 1, "8 GPUs: each holds 32 of the 256 sequences, and 32 × 512 fit at once"),
+    (256, 512, 8, 8_192, 2, "8 GPUs with room for 16 sequences of 512 each: 2 passes of 16"),
+    (256, 128, 1, 12_800, 4, "room for 100 sequences: 3 passes would need 85⅓ sequences each; 4 passes of 64 "
+                             "is the fewest that divides 256 evenly"),
+    (96, 128, 2, 1_024, 6, "2 processes × 48 sequences, 8 fit per pass: 6 passes of 8"),
+]
+
+
+def _guesses(batch_size, seq_len, processes, micro_batch_tokens) -> list[tuple[float, str]]:
+    """(a value, the mistake that gives it)."""
+    per_process, fits = batch_size // processes, micro_batch_tokens // seq_len
+    return [
+        (math.ceil(per_process / max(fits, 1)),
+         "ceil(sequences / fitting) passes need not divide the process's sequences evenly: every micro-batch must "
+         "hold the same number of sequences, so take the fewest passes g that divide them with at most `fitting` in each"),
+        (next(g for g in range(1, batch_size + 1) if batch_size % g == 0 and batch_size // g <= fits),
+         "the processes are forgotten: each of them runs batch_size / processes sequences per step"),
+        (math.ceil(batch_size / max(fits, 1)),
+         "the processes are forgotten, and the passes must split each process's sequences evenly"),
+        (batch_size * seq_len // micro_batch_tokens,
+         "batch_size × seq_len // micro_batch_tokens rounds down (a micro-batch then holds more than the budget) "
+         "and forgets the processes"),
+        (per_process * seq_len // micro_batch_tokens,
+         "sequences × seq_len // micro_batch_tokens rounds down: a micro-batch then holds more tokens than the "
+         "budget (or there are 0 passes). Count the sequences that fit in a pass first"),
+        (per_process * seq_len / micro_batch_tokens,
+         "a fraction of a pass: the count of passes is a whole number, each holding whole sequences"),
+        (fits, "this is how many sequences fit in one pass (micro_batch_tokens // seq_len), not how many passes "
+               "a step needs"),
+    ]
+
+
+def _case(fn, name, args, expected):
+    got = call(fn, name, *args)
+    if isinstance(got, bool) or not isinstance(got, numbers.Real) or got != int(got):
+        raise ExerciseError(f"{name}: expected a whole number of accumulation steps ({expected}), received {got!r}")
+    if int(got) == expected:
+        return
+    batch_size, seq_len, processes, tokens = args
+    hint = next((h for value, h in _guesses(*args) if value == got and value != expected), "")
+    if not hint and 0 < got and (batch_size // processes) % got == 0:
+        micro = batch_size // processes // int(got)
+        hint = (f"{int(got)} passes of {micro} sequences = {micro * seq_len:,} tokens each, over the budget of "
+                f"{tokens:,}" if micro * seq_len > tokens else
+                f"{int(got)} passes fit, but fewer do too: the fewest passes is the fastest step")
+    raise ExerciseError(f"{name}:\n  batch_size={batch_size}, seq_len={seq_len}, processes={processes}, "
+                        f"micro_batch_tokens={tokens:,}\n  expected {expected} accumulation steps "
+                        f"({batch_size // processes // expected} sequences per pass)\n  received {got!r}"
+                        + (f"\n  hint: {hint}" if hint else ""))
+
+
+def accumulation_steps(fn) -> None:
+    """fn(batch_size, seq_len, processes, micro_batch_tokens) -> accumulation steps per optimizer step."""
+    for batch_size, seq_len, processes, tokens, steps, lesson in HAND:
+        args = (batch_size, seq_len, processes, tokens)
+        assert reference(*args) == steps  # the hand answer is minibert's
+        _case(fn, f"hand case ({lesson})", args, steps)
+    rng = random.Random(103)
+    n = 40
+    for _ in range(n):
+        processes = rng.choice([1, 2, 4, 8, 16])
+        batch_size = processes * rng.choice([1, 3, 8, 12, 32, 48, 64, 100, 256])
+        seq_len = rng.choice([64, 128, 256, 384, 512])
+        tokens = seq_len * rng.randint(1, 300) + rng.choice([0, seq_len // 2])
+        args = (batch_size, seq_len, processes, tokens)
+        _case(fn, f"random case batch_size={batch_size}, seq_len={seq_len}, processes={processes}, "
+                  f"micro_batch_tokens={tokens:,}", args, reference(*args))
+    passed("accumulation_steps", f"{len(HAND)} hand-computed cases and {n} random ones equal "
+                                 "minibert.training.accelerator.accumulation_steps")
