@@ -26,7 +26,7 @@ class ExerciseError(AssertionError):
     """The learner's function gave a wrong result; the message names the case."""
 
 
-def _short(value, limit: int = 400) -> str:
+def short(value, limit: int = 400) -> str:
     if isinstance(value, torch.Tensor):
         text = f"tensor of shape {tuple(value.shape)}, dtype {value.dtype}: {value.tolist()!r}"
     else:
@@ -51,7 +51,7 @@ def expect_equal(name: str, got, expected, hint: str = "") -> None:
             and got.shape == expected.shape and torch.equal(got, expected)) or (
         not isinstance(got, torch.Tensor) and not isinstance(expected, torch.Tensor) and got == expected)
     if not same:
-        raise ExerciseError(f"{name}:\n  expected {_short(expected)}\n  received {_short(got)}"
+        raise ExerciseError(f"{name}:\n  expected {short(expected)}\n  received {short(got)}"
                             + (f"\n  hint: {hint}" if hint else ""))
 
 
@@ -59,7 +59,7 @@ def expect_close(name: str, got, expected: torch.Tensor, *, atol: float = 1e-5, 
                  hint: str = "") -> None:
     """Tensors equal up to float rounding; a shape mismatch is named before any value."""
     if not isinstance(got, torch.Tensor):
-        raise ExerciseError(f"{name}: expected a tensor of shape {tuple(expected.shape)}, received {_short(got)}")
+        raise ExerciseError(f"{name}: expected a tensor of shape {tuple(expected.shape)}, received {short(got)}")
     if got.shape != expected.shape:
         raise ExerciseError(f"{name}: expected shape {tuple(expected.shape)}, received shape {tuple(got.shape)}"
                             + (f"\n  hint: {hint}" if hint else ""))

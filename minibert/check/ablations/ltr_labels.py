@@ -8,7 +8,7 @@ import torch
 
 from ...inputs import IGNORE_INDEX
 from ...masking import MaskingCollator
-from ..common import ExerciseError, _short, call, passed
+from ..common import ExerciseError, short, call, passed
 
 PAD, CLS, SEP, MASK = 0, 2, 3, 4  # a small vocabulary's special ids; words are 5 and up
 
@@ -77,7 +77,7 @@ def _compare(name, fn, input_ids, attention_mask):
     expected = _collator_labels(input_ids, attention_mask)
     assert torch.equal(expected, _reference(input_ids, attention_mask))  # minibert and the rule agree
     if not isinstance(got, torch.Tensor):
-        raise ExerciseError(f"{name}: expected a tensor of shape {tuple(expected.shape)}, received {_short(got)}")
+        raise ExerciseError(f"{name}: expected a tensor of shape {tuple(expected.shape)}, received {short(got)}")
     if got.shape != expected.shape:
         hint = (" (the last position is kept and gets -100: labels have the inputs' shape)"
                 if got.shape[-1] == expected.shape[-1] - 1 else "")

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from ...config import BertConfig
 from ...model import SelfAttention
-from ..common import ExerciseError, _short, expect_close, passed
+from ..common import ExerciseError, short, expect_close, passed
 from ._shared import _call_pure, _model
 
 # ---------------------------------------------------------------------------------------------------
@@ -21,7 +21,7 @@ def _check_mask(name: str, got, attention_mask: torch.Tensor, dtype: torch.dtype
     B, T = attention_mask.shape
     shape = (B, 1, 1, T)
     if not isinstance(got, torch.Tensor):
-        raise ExerciseError(f"{name}: expected a tensor of shape {shape}, received {_short(got, 200)}")
+        raise ExerciseError(f"{name}: expected a tensor of shape {shape}, received {short(got, 200)}")
     if got.dtype == torch.bool:
         raise ExerciseError(f"{name}: expected a float mask that is added to the scores, received a bool tensor\n"
                             "  hint: 0 keeps a score, a large negative number removes it: return 0.0 where the "
@@ -39,7 +39,7 @@ def _check_mask(name: str, got, attention_mask: torch.Tensor, dtype: torch.dtype
                             + hints.get(tuple(got.shape), "(B, 1, 1, T): one value per key, broadcast over the "
                                                           "heads and the queries"))
     values, real = got.detach().reshape(B, T).double(), attention_mask.bool()
-    where = f"\n  attention_mask {attention_mask.tolist()}\n  received {_short(got)}"
+    where = f"\n  attention_mask {attention_mask.tolist()}\n  received {short(got)}"
     if torch.isnan(values).any():
         raise ExerciseError(f"{name}: your mask contains NaN{where}\n  hint: 0 × (-inf) is NaN; build the mask "
                             "with torch.where or masked_fill, and use a finite number, torch.finfo(dtype).min")
@@ -187,7 +187,7 @@ def _check_causal(name, got, attention_mask):
     B, T = attention_mask.shape
     expected = _causal(attention_mask)
     if not isinstance(got, torch.Tensor):
-        raise ExerciseError(f"{name}: expected a bool tensor of shape {(B, 1, T, T)}, received {_short(got, 200)}")
+        raise ExerciseError(f"{name}: expected a bool tensor of shape {(B, 1, T, T)}, received {short(got, 200)}")
     if got.is_floating_point():
         raise ExerciseError(f"{name}: expected a bool tensor (True = may attend), received dtype {got.dtype}\n  hint: "
                             "a float mask is *added* to the scores by F.scaled_dot_product_attention, so 1.0/0.0 "

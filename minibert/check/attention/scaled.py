@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from ...config import BertConfig
 from ...model import SelfAttention
-from ..common import ExerciseError, _short, expect_close, passed
+from ..common import ExerciseError, short, expect_close, passed
 from ._shared import SHAPE_ERRORS, _call_pure, _close, _diagnose, _expect, _model, _rounded, _t
 
 MIN = torch.finfo(torch.float64).min
@@ -18,7 +18,7 @@ MIN = torch.finfo(torch.float64).min
 
 def _pair(name, result):
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
-        raise ExerciseError(f"{name}: expected a pair (out, probs), received {_short(result, 200)}")
+        raise ExerciseError(f"{name}: expected a pair (out, probs), received {short(result, 200)}")
     return result
 
 

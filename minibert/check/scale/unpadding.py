@@ -8,7 +8,7 @@ import torch
 
 from ...model import pad_input as pad_reference
 from ...model import unpad_input as unpad_reference
-from ..common import ExerciseError, _short, call, minilm_tokenizer, passed, valid_lines
+from ..common import ExerciseError, short, call, minilm_tokenizer, passed, valid_lines
 
 
 def _grid(B: int, T: int, *trailing: int, dtype=torch.long) -> torch.Tensor:
@@ -76,7 +76,7 @@ def _unpad_case(fn, name, x, mask):
     right_packed, right_indices = unpad_reference(x, mask)
     if not (isinstance(got, tuple | list) and len(got) == 2):
         raise ExerciseError(f"{name}: expected a pair (packed x of shape {tuple(right_packed.shape)}, indices of shape "
-                            f"{tuple(right_indices.shape)}), received {_short(got)}")
+                            f"{tuple(right_indices.shape)}), received {short(got)}")
     packed, indices = got
     show = f"{name}:\n  x              {x.tolist()}\n  attention_mask {mask.tolist()}"
     if not isinstance(packed, torch.Tensor) or packed.shape != right_packed.shape:

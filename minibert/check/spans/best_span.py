@@ -9,7 +9,7 @@ import math
 import torch
 
 from ...heads.question_answering import best_spans
-from ..common import ExerciseError, _short, as_float, call, passed
+from ..common import ExerciseError, short, as_float, call, passed
 
 
 def _search(start, end, mask, max_len, *, backwards=False, no_limit=False, one_more=False, mask_ends="both"):
@@ -52,12 +52,12 @@ HAND = [
 
 def _unpack(name, got):
     if not (isinstance(got, (tuple, list)) and len(got) == 3):
-        raise ExerciseError(f"{name}: return a tuple (i, j, score), received {_short(got)}")
+        raise ExerciseError(f"{name}: return a tuple (i, j, score), received {short(got)}")
     i, j, score = got
     try:
         i, j = int(i), int(j)
     except (TypeError, ValueError):
-        raise ExerciseError(f"{name}: i and j must be token positions (ints), received {_short(got)}") from None
+        raise ExerciseError(f"{name}: i and j must be token positions (ints), received {short(got)}") from None
     score, problem = as_float(score)
     if problem:
         raise ExerciseError(f"{name}: the score {problem}")

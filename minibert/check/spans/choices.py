@@ -14,7 +14,7 @@ from ...finetune.features import collate, encode
 from ...heads import BertForMultipleChoice
 from ...tasks import load_task
 from ...tokenizer import Tokenizer
-from ..common import ExerciseError, _short, call, expect_close, passed
+from ..common import ExerciseError, short, call, expect_close, passed
 
 COURSE_MODEL = "models/course-tiny"
 
@@ -63,7 +63,7 @@ def _check(fn, name, batch, score, expected):
     if not all(torch.equal(copy[k], batch[k]) for k in batch):
         raise ExerciseError(f"{name}: your function changed the batch; reshape without writing into it")
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        raise ExerciseError(f"{name}: return (logits, probs), two (B, C) = {(B, C)} tensors; received {_short(got)}")
+        raise ExerciseError(f"{name}: return (logits, probs), two (B, C) = {(B, C)} tensors; received {short(got)}")
     logits, probs = (torch.as_tensor(x).detach().float() if not isinstance(x, torch.Tensor) else x.detach().float()
                      for x in got)
     for hint, wrong_logits, wrong_probs in _mistakes(batch, score):

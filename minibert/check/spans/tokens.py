@@ -12,7 +12,7 @@ import torch
 from ...finetune.features import encode
 from ...inputs import IGNORE_INDEX
 from ...tasks import load_task
-from ..common import ExerciseError, _short, call, minilm_tokenizer, passed
+from ..common import ExerciseError, short, call, minilm_tokenizer, passed
 
 # (words, word labels, lesson): a name cut into three pieces on both sides of a one-piece verb; words
 # that are one piece each (the specials still get -100); a label 0 that must not be taken for "ignore".
@@ -62,12 +62,12 @@ def _as_list(name, value, what):
     try:
         return [int(v) for v in value]
     except (TypeError, ValueError):
-        raise ExerciseError(f"{name}: {what} must be a list of ints (or a 1-D tensor), received {_short(value)}") from None
+        raise ExerciseError(f"{name}: {what} must be a list of ints (or a 1-D tensor), received {short(value)}") from None
 
 
 def _compare(name, words, labels, tokenizer, got):
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        raise ExerciseError(f"{name}: return two lists, (input_ids, labels); received {_short(got)}")
+        raise ExerciseError(f"{name}: return two lists, (input_ids, labels); received {short(got)}")
     ids, out = _as_list(name, got[0], "input_ids"), _as_list(name, got[1], "labels")
     expected_ids, expected = _reference(words, labels, tokenizer)
     if ids != expected_ids:
