@@ -34,26 +34,13 @@ ACTIVATIONS = {  # factories, so that every layer owns its module (hooks stay pe
 }
 
 
-def unpad_input(x: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(B, T, ...) -> (N, ...): the real tokens, row by row (row-major), and their flat positions
-    b·T + t (N,), which `pad_input` needs to put them back. (MosaicBERT's and flash-attn's name.)"""
-    indices = attention_mask.flatten().nonzero().squeeze(1)  # (N,)
-    return x.flatten(0, 1)[indices], indices
-
-
-def pad_input(x: torch.Tensor, indices: torch.Tensor, B: int, T: int) -> torch.Tensor:
-    """(N, ...) -> (B, T, ...): the inverse of `unpad_input`, with zeros at the padded positions."""
-    grid = x.new_zeros(B * T, *x.shape[1:]).index_copy(0, indices, x)  # (B·T, ...)
-    return grid.view(B, T, *x.shape[1:])
-
-
 @dataclass
 class Padding:
     """Where the N real tokens of a (B, T) batch sit. With it the encoder runs on (N, H): every
     linear layer, LayerNorm and the feed-forward skip [PAD], and only attention, which mixes
     positions, goes back to the (B, T) grid (MosaicBERT's unpadding, Portes et al. 2023)."""
 
-    indices: torch.Tensor  # (N,) flat positions b·T + t of the real tokens
+    indices: torch.Tensor  # (N,) flat positions b·T + t of the real tokens, row by row
     B: int
     T: int
 
@@ -66,7 +53,20 @@ class Padding:
         return x.flatten(0, 1)[self.indices]  # (B, T, ...) -> (N, ...)
 
     def pad(self, x: torch.Tensor) -> torch.Tensor:
-        return pad_input(x, self.indices, self.B, self.T)  # (N, ...) -> (B, T, ...)
+        grid = x.new_zeros(self.B * self.T, *x.shape[1:]).index_copy(0, self.indices, x)  # (B·T, ...)
+        return grid.view(self.B, self.T, *x.shape[1:])  # (N, ...) -> (B, T, ...), zeros at [PAD]
+
+
+def unpad_input(x: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(B, T, ...) -> (N, ...): the real tokens, row by row, and their flat positions b·T + t (N,),
+    which `pad_input` needs to put them back. (MosaicBERT's and flash-attn's names.)"""
+    padding = Padding.of(attention_mask)
+    return padding.unpad(x), padding.indices
+
+
+def pad_input(x: torch.Tensor, indices: torch.Tensor, B: int, T: int) -> torch.Tensor:
+    """(N, ...) -> (B, T, ...): the inverse of `unpad_input`, with zeros at the padded positions."""
+    return Padding(indices, B, T).pad(x)
 
 
 class Embeddings(nn.Module):

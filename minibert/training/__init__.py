@@ -17,5 +17,5 @@ from .optim import bert_schedule, build_optimizer, parameter_groups
 from .resume import Progress
 from .watchdog import TrainingDiverged, check_finite
 
-__all__ = ["make_accelerator", "micro_batch_size", "accumulation_steps", "device_name", "RunLog", "read_log", "bert_schedule",
-           "build_optimizer", "parameter_groups", "Progress", "TrainingDiverged", "check_finite"]
+__all__ = ["make_accelerator", "micro_batch_size", "accumulation_steps", "device_name", "RunLog", "read_log",
+           "bert_schedule", "build_optimizer", "parameter_groups", "Progress", "TrainingDiverged", "check_finite"]

@@ -4,8 +4,8 @@ One optimizer step = `batch_size` sequences: each of the P processes runs `grad_
 micro-batches of batch_size / (P · grad_accum) sequences, and gradients are averaged over all of
 them. A longer sequence needs more memory, so the micro-batch can be sized in tokens instead
 (`accumulation_steps`): phase 2 at 512 tokens then runs a quarter of phase 1's sequences per
-forward pass, and accumulates four times as many. Scale concerns (devices, precision, compilation, processes) live here and in the loops,
-never in the model.
+forward pass, and accumulates four times as many. Scale concerns (devices, precision,
+compilation, processes) live here and in the loops, never in the model.
 """
 
 from __future__ import annotations
