@@ -37,7 +37,7 @@ ROOT = HERE.parent
 WORKSPACE = ROOT / "course"
 # What is copied (the learner's to change) and what is linked (read through ../ by the chapters).
 NOTEBOOKS = ("notebooks", "exercises", "exercises/solutions")
-LINKED = ("data", "models", "minibert")
+LINKED = ("data", "models", "minibert", "configs")
 DOCS = ("notebooks/README.md", "exercises/README.md")  # the course's guides: refreshed every time
 ORIGIN = ".origin.json"  # the sha256 each notebook had in the course when it was copied
 OLD_EXERCISES = ROOT / "exercises" / "mine"  # where `make course` used to put the exercises
@@ -66,7 +66,7 @@ def prepare(workspace: Path = WORKSPACE, root: Path = ROOT, old_exercises: Path 
     """Make or complete the learner's workspace; returns what a learner should know about it.
 
     Copies each course notebook that `workspace` lacks (never overwrites one; an exercise done in
-    `old_exercises`, where they used to go, is taken from there), links data/, models/ and minibert/,
+    `old_exercises`, where they used to go, is taken from there), links data/, models/, minibert/ and configs/,
     refreshes the guides, and trusts every copy that still equals the course's notebook.
     """
     notes = []

@@ -111,8 +111,9 @@ def test_the_watchdog_stops_on_nan_and_keeps_the_last_good_checkpoint(small, tmp
         return out
 
     monkeypatch.setattr(minibert.BertForPreTraining, "forward", nan_at_step_5)
-    with pytest.raises(TrainingDiverged, match=r"step 5: the loss is nan.*last good checkpoint is .*step-0000003"):
+    with pytest.raises(TrainingDiverged, match=r"step 5: the loss is nan.*last good checkpoint is .*step-0000003") as e:
         pretrain(cfg)
+    assert f"--init-from {tmp_path / 'nan/checkpoints/step-0000003/model'}" in str(e.value)  # a new run's start
     assert read_log(cfg.out_dir)[-1]["kind"] == "diverged"
     assert [f.signature for f in diagnose(cfg.out_dir)] == ["exploding_gradients"]
     good = minibert.BertForPreTraining.from_pretrained(tmp_path / "nan/checkpoints/step-0000003/model")

@@ -26,7 +26,10 @@ def check_finite(accelerator, loss: torch.Tensor, grad_norm, *, step: int, last_
         return norm if not norm_bad else 0.0
     last = (f"the last good checkpoint is {last_checkpoint}; continue from it with --resume {last_checkpoint}"
             if last_checkpoint else "no checkpoint was saved yet")
+    fix = (" A resume repeats the same steps exactly, so unless the cause was outside the run, start a new run "
+           f"from that checkpoint's weights instead (--init-from {last_checkpoint / 'model'}) with a lower --lr or "
+           "a longer --warmup-steps: a resume refuses changed settings." if last_checkpoint else "")
     raise TrainingDiverged(
         f"step {step}: the loss is {float(loss)} and the gradient norm {norm} (on this process); the "
         f"update was not applied and nothing was saved, so {last}. Usual causes: a learning rate too high "
-        "for the batch size or too short a warm-up, fp16 overflow (use bf16), or a corrupt batch.")
+        "for the batch size or too short a warm-up, fp16 overflow (use bf16), or a corrupt batch." + fix)
