@@ -5,8 +5,8 @@ stated model FLOPs utilisation (MFU).
     python -m minibert.pretrain --config base --plan --device H100 --devices 8 --mfu 0.4
 
 The FLOPs are the engine's own (`flops_per_token`, which the loop's MFU uses too); the MFU is the
-one number you must bring: a well-tuned BERT on current GPUs runs at roughly 30-50% in bf16, a
-first attempt often below 20%. `benchmarks/pretrain_speed.py` measures yours.
+one number you must bring, and an assumption until `benchmarks/pretrain_speed.py` (or the run's
+own log) measures it on your GPU.
 """
 
 from __future__ import annotations
