@@ -130,3 +130,26 @@ def test_lines_that_are_not_utf8_are_read_and_counted(corpus, tmp_path, minilm_d
     bad.write_bytes(corpus.read_bytes() + b"\n\nA caf\xe9 in Latin-1.\nAnother line.\n")
     totals = write(bad, tmp_path / "out", minilm_dir)
     assert totals["skipped"]["lines not UTF-8"] == 1 and totals["documents"] == len(topics) + 1
+
+
+def test_the_command_records_what_a_run_on_its_folder_needs(corpus, tmp_path, minilm_dir, small):
+    """`python -m minibert.pretrain.shards` leaves complete.json with the unigram entropy, so a run on
+    the folder logs it, and diagnose can tell a model that ignores the context."""
+    import json
+
+    from minibert.pretrain import pretrain, read_log, recipe
+    from minibert.pretrain.shards import main, unigram_entropy
+    from minibert.tokenizer import load_vocab
+
+    main(["--corpus", str(corpus), "--out", str(tmp_path / "shards"), "--workers", "1",
+          "--vocab", str(minilm_dir / "vocab.txt"), "--docs-per-shard", "10"])
+    facts = json.loads((tmp_path / "shards" / "complete.json").read_text())
+    expected = unigram_entropy(ShardDataset(tmp_path / "shards"), load_vocab(minilm_dir / "vocab.txt"))
+    assert facts["unigram_entropy"] == expected and 3 < expected < np.log(30_522)
+    assert facts["instances"] == len(ShardDataset(tmp_path / "shards"))
+    cfg = recipe("tiny", **{**small, "train_corpus": str(tmp_path / "shards"), "vocab": str(minilm_dir / "vocab.txt"),
+                            "out_dir": str(tmp_path / "run"), "max_steps": 1, "warmup_steps": 1, "batch_size": 4,
+                            "eval_batches": 1})
+    pretrain(cfg)
+    header = read_log(cfg.out_dir)[0]
+    assert header["unigram_entropy"] == expected and header["train_instances"] == facts["instances"]

@@ -22,7 +22,6 @@ import os
 import shutil
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from .. import seeding
@@ -31,7 +30,7 @@ from ..hub import minilm_path, sha256_of
 from ..masking import MaskingCollator
 from ..tokenizer import load_vocab, train_wordpiece
 from ..tokenizer.vocab import SPECIAL_TOKENS
-from .shards import ShardDataset, write_shards
+from .shards import ShardDataset, unigram_entropy, write_shards
 
 
 class DataError(FileNotFoundError):
@@ -108,15 +107,6 @@ def _write(cfg, corpus: Path, vocab: Path, folder: Path, settings: dict) -> None
                           workers=min(4, os.cpu_count() or 1))
     totals["unigram_entropy"] = unigram_entropy(ShardDataset(folder), load_vocab(vocab))
     (folder / "complete.json").write_text(json.dumps({**settings, **totals}, indent=2) + "\n")
-
-
-def unigram_entropy(dataset: ShardDataset, vocab: dict[str, int]) -> float:
-    """Entropy (nats) of the token distribution, specials left out: the MLM loss of a model that
-    ignores the context and predicts every masked token from its frequency alone."""
-    counts = sum(np.bincount(shard["ids"], minlength=len(vocab)) for shard in dataset.shards)
-    counts[[vocab[t] for t in SPECIAL_TOKENS.values()]] = 0
-    p = counts[counts > 0] / counts.sum()
-    return float(-(p * np.log(p)).sum())
 
 
 class Draws(torch.utils.data.Dataset):

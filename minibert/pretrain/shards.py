@@ -14,7 +14,8 @@ Each shard is four files: `NNNNN.ids.npy` (every token id of every instance, end
 when the vocabulary allows), `NNNNN.starts.npy` (where each instance starts; one more entry for
 the end), `NNNNN.meta.npy` (per instance: length of [CLS] A [SEP], and the NSP label) and, written
 last, `NNNNN.json`. A shard with its json is finished: a rerun skips it, so an interrupted run
-resumes where it stopped.
+resumes where it stopped. When every shard is written, `python -m minibert.pretrain.shards` adds
+`complete.json` (the totals and the unigram entropy), which a run on the folder logs.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import torch
 from ..corpus.common import iter_documents
 from ..pretraining_data import create_instances
 from ..seeding import derive_seed
+from ..tokenizer.vocab import SPECIAL_TOKENS, load_vocab
 
 
 def _groups(documents: Iterator[list[str]], size: int) -> Iterator[list[list[str]]]:
@@ -186,6 +188,15 @@ class ShardDataset(torch.utils.data.Dataset):
                 "next_sentence_label": torch.tensor(label), "index": i}
 
 
+def unigram_entropy(dataset: ShardDataset, vocab: dict[str, int]) -> float:
+    """Entropy (nats) of the token distribution, specials left out: the MLM loss of a model that
+    ignores the context and predicts every masked token from its frequency alone."""
+    counts = sum(np.bincount(shard["ids"], minlength=len(vocab)) for shard in dataset.shards)
+    counts[[vocab[t] for t in SPECIAL_TOKENS.values()]] = 0
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
 def main(argv=None) -> None:
     import argparse
 
@@ -207,9 +218,13 @@ def main(argv=None) -> None:
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     corpus = a.corpus[0] if len(a.corpus) == 1 else a.corpus  # one file: settings.json as before
-    totals = write_shards(corpus, a.out, vocab=a.vocab or minilm_path() / "vocab.txt", lowercase=not a.cased,
+    vocab = a.vocab or minilm_path() / "vocab.txt"
+    totals = write_shards(corpus, a.out, vocab=vocab, lowercase=not a.cased,
                           max_seq_length=a.max_seq_length, short_seq_prob=a.short_seq_prob, nsp=not a.no_nsp,
                           dupe_factor=a.dupe_factor, seed=a.seed, docs_per_shard=a.docs_per_shard, workers=a.workers)
+    # What a run on this folder reads into its log: diagnose compares the MLM loss with the entropy.
+    totals["unigram_entropy"] = unigram_entropy(ShardDataset(a.out), load_vocab(vocab))
+    Path(a.out, "complete.json").write_text(json.dumps(totals, indent=2) + "\n")
     print(json.dumps(totals, indent=2))
 
 
