@@ -102,8 +102,7 @@ def transformers_step(config, state, batches, device, bf16: bool):
         hf = transformers.BertForPreTraining.from_pretrained(tmp, attn_implementation="sdpa").to(device).train()
     optimizer = torch.optim.AdamW(hf.parameters(), lr=1e-4, weight_decay=0.01, eps=1e-6)
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if bf16 else contextlib.nullcontext
-    return minibert_step(hf, optimizer, autocast, False, [
-        {k: v for k, v in b.items()} for b in batches], device)  # HF takes the same keys
+    return minibert_step(hf, optimizer, autocast, False, batches, device)  # transformers takes the same keys
 
 
 def main():

@@ -17,17 +17,18 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from minibert import BertConfig, viz  # noqa: E402
 from minibert.model import unpad_input  # noqa: E402
 from minibert.pretrain import flops_per_token  # noqa: E402
+from minibert.pretrain.metrics import flops_parts  # noqa: E402
 
 
 @pytest.mark.parametrize("config, T, f", [(BertConfig.from_preset("base"), 128, 0.15),
                                           (BertConfig.from_preset("large"), 512, 80 / 512),
                                           (small_config(), 40, 0.3)])
 def test_flops_parts_add_up_to_the_engines_count(config, T, f):
-    parts = viz.flops_parts(config, T, f)
+    parts = flops_parts(config, T, f)
     assert list(parts) == list(viz.PART_COLOURS)
     assert math.isclose(sum(parts.values()), flops_per_token(config, T, f), rel_tol=1e-12)
     # attention's term is the only one that grows with T, the MLM head's the only one with f
-    longer, more = viz.flops_parts(config, 2 * T, f), viz.flops_parts(config, T, 2 * f)
+    longer, more = flops_parts(config, 2 * T, f), flops_parts(config, T, 2 * f)
     assert longer["attention (grows with T)"] == 2 * parts["attention (grows with T)"]
     assert longer["feed-forward"] == parts["feed-forward"] and more["MLM head (predicted positions)"] == pytest.approx(
         2 * parts["MLM head (predicted positions)"])

@@ -15,22 +15,19 @@ import torch
 
 from .. import paper
 from ..heads import BertForPreTraining
+from ..tokenizer import load_vocab
+from .data import prepare_vocab
 from .metrics import PEAK_TFLOPS, flops_per_token, peak_tflops
 from .recipes import recipe
 
-BERT_UNCASED_VOCAB = 30_522  # vocab="bert-uncased": bert-base-uncased's vocab.txt
 # The paper's runs as the engine's presets: 90% of 1M steps at 128 tokens, then 10% at 512.
 PAPER_RUNS = {"BERT-BASE": ("base", "base-512"), "BERT-LARGE": ("large", "large-512")}
 PAPER_CHIPS = {"BERT-BASE": paper.PRETRAINING["base_tpu_chips"], "BERT-LARGE": paper.PRETRAINING["large_tpu_chips"]}
 
 
 def vocab_size_of(cfg) -> int:
-    if cfg.vocab == "bert-uncased":
-        return BERT_UNCASED_VOCAB
-    if cfg.vocab == "train":
-        return cfg.vocab_size
-    with open(cfg.vocab, encoding="utf-8") as f:  # a vocab.txt: one entry per line
-        return sum(1 for _ in f)
+    """The run's vocabulary size, without training one: vocab="train" makes vocab_size entries."""
+    return cfg.vocab_size if cfg.vocab == "train" else len(load_vocab(prepare_vocab(cfg)))
 
 
 def predicted_fraction(cfg) -> float:

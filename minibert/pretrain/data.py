@@ -30,7 +30,7 @@ from ..hub import minilm_path, sha256_of
 from ..masking import MaskingCollator
 from ..tokenizer import load_vocab, train_wordpiece
 from ..tokenizer.vocab import SPECIAL_TOKENS
-from .shards import ShardDataset, unigram_entropy, write_shards
+from .shards import ShardDataset, write_complete, write_shards
 
 
 class DataError(FileNotFoundError):
@@ -105,8 +105,7 @@ def _write(cfg, corpus: Path, vocab: Path, folder: Path, settings: dict) -> None
                           max_seq_length=cfg.max_seq_length, short_seq_prob=cfg.short_seq_prob,
                           nsp=cfg.nsp, dupe_factor=cfg.dupe_factor, seed=cfg.seed,
                           workers=min(4, os.cpu_count() or 1))
-    totals["unigram_entropy"] = unigram_entropy(ShardDataset(folder), load_vocab(vocab))
-    (folder / "complete.json").write_text(json.dumps({**settings, **totals}, indent=2) + "\n")
+    write_complete(folder, vocab, totals, settings)
 
 
 class Draws(torch.utils.data.Dataset):

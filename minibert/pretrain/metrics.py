@@ -41,8 +41,9 @@ def peak_tflops(device_name: str) -> float | None:
     return None
 
 
-def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float) -> float:
-    """Training FLOPs per input token: 3x the forward (the backward costs twice the forward).
+def flops_parts(config: BertConfig, seq_len: int, predicted_fraction: float) -> dict[str, float]:
+    """Training FLOPs per input token, by where they go: 3x the forward (the backward costs twice
+    the forward).
 
     Only matrix multiplies count (2 FLOPs per multiply-add); embeddings are lookups. Per layer and
     token: Q, K, V and output projections 4·2H², the feed-forward 2·2HF (F = intermediate_size),
@@ -51,9 +52,19 @@ def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float)
     computes it; the pooler once per sequence.
     """
     H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
-    per_layer = 8 * H * H + 4 * H * F + 4 * seq_len * H
-    forward = L * per_layer + predicted_fraction * (2 * H * H + 2 * H * V) + 2 * H * H / seq_len
-    return 3 * forward
+    forward = {
+        "Q, K, V, output projections": L * 8 * H * H,
+        "feed-forward": L * 4 * H * F,
+        "attention (grows with T)": L * 4 * seq_len * H,
+        "MLM head (predicted positions)": predicted_fraction * (2 * H * H + 2 * H * V),
+        "pooler ([CLS] once)": 2 * H * H / seq_len,
+    }
+    return {part: 3 * flops for part, flops in forward.items()}
+
+
+def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float) -> float:
+    """Training FLOPs per input token (`flops_parts` summed): what the loop's MFU and `--plan` use."""
+    return sum(flops_parts(config, seq_len, predicted_fraction).values())
 
 
 @torch.no_grad()

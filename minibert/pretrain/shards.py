@@ -14,8 +14,8 @@ Each shard is four files: `NNNNN.ids.npy` (every token id of every instance, end
 when the vocabulary allows), `NNNNN.starts.npy` (where each instance starts; one more entry for
 the end), `NNNNN.meta.npy` (per instance: length of [CLS] A [SEP], and the NSP label) and, written
 last, `NNNNN.json`. A shard with its json is finished: a rerun skips it, so an interrupted run
-resumes where it stopped. When every shard is written, `python -m minibert.pretrain.shards` adds
-`complete.json` (the totals and the unigram entropy), which a run on the folder logs.
+resumes where it stopped. When every shard is written, `write_complete` adds `complete.json` (the
+totals and the unigram entropy), which a run on the folder logs.
 """
 
 from __future__ import annotations
@@ -197,6 +197,14 @@ def unigram_entropy(dataset: ShardDataset, vocab: dict[str, int]) -> float:
     return float(-(p * np.log(p)).sum())
 
 
+def write_complete(out: str | Path, vocab: str | Path, totals: dict, facts: dict | None = None) -> dict:
+    """complete.json of a finished folder: `facts`, the totals and the unigram entropy, which a run
+    on the folder logs (diagnose compares the MLM loss with it). Returns what it wrote."""
+    complete = {**(facts or {}), **totals, "unigram_entropy": unigram_entropy(ShardDataset(out), load_vocab(vocab))}
+    Path(out, "complete.json").write_text(json.dumps(complete, indent=2) + "\n")
+    return complete
+
+
 def main(argv=None) -> None:
     import argparse
 
@@ -222,10 +230,7 @@ def main(argv=None) -> None:
     totals = write_shards(corpus, a.out, vocab=vocab, lowercase=not a.cased,
                           max_seq_length=a.max_seq_length, short_seq_prob=a.short_seq_prob, nsp=not a.no_nsp,
                           dupe_factor=a.dupe_factor, seed=a.seed, docs_per_shard=a.docs_per_shard, workers=a.workers)
-    # What a run on this folder reads into its log: diagnose compares the MLM loss with the entropy.
-    totals["unigram_entropy"] = unigram_entropy(ShardDataset(a.out), load_vocab(vocab))
-    Path(a.out, "complete.json").write_text(json.dumps(totals, indent=2) + "\n")
-    print(json.dumps(totals, indent=2))
+    print(json.dumps(write_complete(a.out, vocab, totals), indent=2))
 
 
 if __name__ == "__main__":

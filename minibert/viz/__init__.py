@@ -40,8 +40,7 @@ from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagram
 from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
                       masking_view, nsp_cut)
 from .pretraining import baselines_figure, fill_mask_table, losses_figure, schedule_figure
-from .scale import (PART_COLOURS, cost_figure, flops_figure, flops_parts, micro_batch_figure, padding_figure,
-                    phases_figure)
+from .scale import PART_COLOURS, cost_figure, flops_figure, micro_batch_figure, padding_figure, phases_figure
 from .sentences import (cls_attention, confusion_figure, dev_curves, grid_frame, grid_heatmap, head_steps,
                         pair_rows, parse_setting, seed_strip)
 from .spans import (choices_reshape, results_bars, span_matrix, tagging_alignment, threshold_curve,
@@ -131,7 +130,6 @@ __all__ = [
     "PART_COLOURS",
     "cost_figure",
     "flops_figure",
-    "flops_parts",
     "micro_batch_figure",
     "padding_figure",
     "phases_figure",

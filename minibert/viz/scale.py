@@ -2,8 +2,8 @@
 batch against its packed real tokens, micro-batches of equal tokens at 128 and 512, and a run's two
 phases end to end.
 
-    flops_parts(config, T, f)   training FLOPs per token by where they go (they sum to flops_per_token)
-    flops_figure(config, cases) the same as stacked bars, one per (length, predicted fraction)
+    flops_figure(config, cases) a token's training FLOPs by part (pretrain.metrics.flops_parts) as
+                                stacked bars, one per (length, predicted fraction)
     cost_figure(days)           days of training per device and run, on a log axis
     padding_figure(mask)        the (B, T) grid, real tokens coloured by row, and the N of them packed
     micro_batch_figure(cases)   micro-batches as rectangles: sequences × length, equal areas
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-# Where a token's FLOPs go, and their colours (the same in every figure of the chapter).
+# Where a token's FLOPs go (the parts of flops_parts), and their colours in every figure of the chapter.
 PART_COLOURS = {
     "Q, K, V, output projections": "#4e79a7",
     "feed-forward": "#76b7b2",
@@ -25,28 +25,14 @@ PART_COLOURS = {
 PAD_COLOUR = "#e6e6e6"
 
 
-def flops_parts(config, seq_len: int, predicted_fraction: float) -> dict[str, float]:
-    """Training FLOPs per input token (3 × the forward, matrix multiplies only, 2 per multiply-add),
-    split as `minibert.pretrain.flops_per_token` adds them up: per layer the four H × H projections
-    (8H²), the feed-forward (4HF) and attention's scores and weighted sum (4TH); the MLM head
-    (2H² + 2HV) at the predicted fraction of positions; the pooler (2H²) once per sequence of T."""
-    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
-    forward = {
-        "Q, K, V, output projections": L * 8 * H * H,
-        "feed-forward": L * 4 * H * F,
-        "attention (grows with T)": L * 4 * seq_len * H,
-        "MLM head (predicted positions)": predicted_fraction * (2 * H * H + 2 * H * V),
-        "pooler ([CLS] once)": 2 * H * H / seq_len,
-    }
-    return {part: 3 * value for part, value in forward.items()}
-
-
 def flops_figure(config, cases: Sequence[tuple[str, int, float]], *, ax=None, title: str | None = None,
                  legend: bool = True):
     """One stacked horizontal bar per case (label, sequence length, predicted fraction): the training
     MFLOPs per token of `config`, by part (colours: PART_COLOURS), the total written after each bar;
     `legend=False` leaves the parts' legend out (for a second panel). Returns the axes."""
     import matplotlib.pyplot as plt
+
+    from ..pretrain.metrics import flops_parts  # here: the pretrain package is slow to import
 
     if ax is None:
         _, ax = plt.subplots(figsize=(9, 0.7 * len(cases) + 1.6), layout="constrained")
