@@ -41,7 +41,7 @@ conda-forge nodejs; or https://nodejs.org), then run make again."; exit 1; }
 # with apt-get when missing and the set-up may (as root, or with sudo that asks no password).
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup browser course test notebooks benchmark clean
+.PHONY: setup browser course test test-other-cpu notebooks benchmark clean
 
 setup: $(STAMP) $(CORPUS_STAMP) $(JS_STAMP) $(TASKS_STAMP)
 
@@ -92,15 +92,23 @@ browser:
 # Your copy of the course in course/ (not tracked): the chapters, exercises and solutions, each copied
 # only when course/ lacks it, so your work is never overwritten; JupyterLab is served from there, so
 # it never opens or saves the course's own notebooks. How it works: notebooks/course.py. Options for
-# JupyterLab: make course LAB_ARGS="--port=8890".
+# JupyterLab: make course LAB_ARGS="--port=8890". The chapters run on the CPU; GPU=1 lets them see a GPU.
 course: setup
-	$(BIN)/python notebooks/course.py -- $(LAB_ARGS)
+	$(BIN)/python notebooks/course.py $(if $(GPU),--gpu) -- $(LAB_ARGS)
 
 # PYTEST_ARGS narrows a run, e.g. make test PYTEST_ARGS="-k fidelity". pytest's exit code 5
 # (nothing collected) fails like any other non-zero code: a run that tested nothing is no pass.
+# Then (the whole suite only) every notebook again as another CPU would compute it: see test-other-cpu.
 test: setup browser
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); code=$$?; \
 	if [ $$code -eq 5 ]; then echo "make test: pytest collected no tests; failing"; fi; exit $$code
+	@$(if $(PYTEST_ARGS),,$(MAKE) --no-print-directory test-other-cpu)
+
+# Every chapter and exercise notebook re-run with nbval under another vector width and thread count
+# (notebooks/execute.py, other_cpu_environment): a stored output that only this machine's order of
+# floating-point sums reproduces fails here, not on a learner's machine.
+test-other-cpu: setup
+	$(BIN)/python -m pytest --other-cpu notebooks exercises
 
 # Run every chapter and exercise solution top to bottom and store it with its outputs (after changing
 # one or the package), then make the learner's exercise notebooks from the solutions.

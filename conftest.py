@@ -1,5 +1,5 @@
 """nbval settings for every notebook (chapters and exercises): the kernel's environment, the sanitize
-file, per-notebook times."""
+file, per-notebook times, and `--other-cpu` (the notebooks re-run as another machine would run them)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,15 @@ BUDGET_SECONDS = 180
 _seconds: dict[str, float] = defaultdict(float)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--other-cpu", action="store_true",
+                     help="run the notebooks' kernels with another vector width and thread count "
+                          "(notebooks/execute.py, other_cpu_environment): a stored output that only "
+                          "this machine's floating-point order reproduces fails")
+
+
 def pytest_configure(config):
-    kernel_environment()  # the kernel nbval starts inherits it
+    kernel_environment(other_cpu=config.getoption("other_cpu"))  # the kernel nbval starts inherits it
     if getattr(config.option, "nbval_sanitize_with", None) is None:
         config.option.nbval_sanitize_with = str(HERE / "sanitize.cfg")
 

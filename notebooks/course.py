@@ -108,18 +108,21 @@ def lab_command(workspace: Path = WORKSPACE, *options: str) -> list[str]:
     return command + list(options)
 
 
-def lab_environment() -> dict[str, str]:
-    """The environment JupyterLab and its kernels run in: the one the tests run the chapters in."""
+def lab_environment(gpu: bool = False) -> dict[str, str]:
+    """The environment JupyterLab and its kernels run in: the one the tests run the chapters in
+    (on the CPU, unless `gpu`)."""
     sys.path.insert(0, str(HERE))
     from execute import kernel_environment
 
-    kernel_environment()
+    kernel_environment(gpu=gpu)
     return dict(os.environ)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--prepare", action="store_true", help="only make or complete course/; do not start JupyterLab")
+    parser.add_argument("--gpu", action="store_true",
+                        help="let the chapters use a GPU (they run on the CPU by default, as they were stored)")
     parser.add_argument("options", nargs="*", help="passed to `jupyter lab` (after --), e.g. -- --port=8890")
     args = parser.parse_args()
     for note in prepare(old_exercises=OLD_EXERCISES):
@@ -127,7 +130,7 @@ def main() -> None:
     print(f"Your copy of the course is in {WORKSPACE.relative_to(ROOT)}/ (see notebooks/course.py).", flush=True)
     if not args.prepare:
         command = lab_command(WORKSPACE, *args.options)
-        os.execve(command[0], command, lab_environment())
+        os.execve(command[0], command, lab_environment(gpu=args.gpu))
 
 
 if __name__ == "__main__":

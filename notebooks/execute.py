@@ -23,13 +23,40 @@ HERE = Path(__file__).resolve().parent
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
-def kernel_environment() -> None:
-    """What every chapter runs under, here and in the tests (notebooks/conftest.py)."""
+def kernel_environment(other_cpu: bool = False, gpu: bool = False) -> None:
+    """What every chapter runs under, here, in the tests (conftest.py) and in JupyterLab (course.py).
+    `other_cpu`: see other_cpu_environment; `gpu`: let the kernels see a GPU (`make course GPU=1`)."""
     # A chapter never downloads: a hub call fails at once instead of waiting on the network.
     os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1",
                       TOKENIZERS_PARALLELISM="false", PYDEVD_DISABLE_FILE_VALIDATION="1")
     # MPLBACKEND=Agg would make %matplotlib inline draw nothing into the stored outputs.
     os.environ.pop("MPLBACKEND", None)
+    if not gpu:
+        # The chapters are sized for a CPU and stored from one. On a GPU (CUDA, or Apple's MPS)
+        # accelerate would move their runs there and train them in bf16: other numbers than the
+        # stored ones, at sizes too small to gain. So they run on the CPU on purpose.
+        os.environ.update(CUDA_VISIBLE_DEVICES="", ACCELERATE_USE_CPU="1")
+    if other_cpu:
+        os.environ.update(other_cpu_environment())
+
+
+def other_cpu_environment() -> dict[str, str]:
+    """Settings under which this machine computes the way another one would.
+
+    A learner's CPU differs from ours in vector width and core count, and both change the order in
+    which floating-point sums are added up: the same chapter then prints 3.2e-07 where we stored
+    2.8e-07. One machine can play another by narrowing the vectors that torch's own kernels, MKL's
+    BLAS and oneDNN dispatch to (AVX-512 -> AVX2, as on most laptops; AVX2 or narrower -> none) and by
+    changing the thread count. `make test` re-runs every notebook so (`pytest --other-cpu`): a stored
+    output that holds only on our CPU fails there.
+    """
+    import torch  # here, not at the top: the kernels read these variables when they start
+
+    wide = torch.backends.cpu.get_cpu_capability() in ("AVX512", "AVX512_BF16", "AMX")
+    return {"ATEN_CPU_CAPABILITY": "avx2" if wide else "default",
+            "MKL_ENABLE_INSTRUCTIONS": "AVX2" if wide else "SSE4_2",
+            "ONEDNN_MAX_CPU_ISA": "AVX2" if wide else "SSE41",
+            "OMP_NUM_THREADS": "1" if torch.get_num_threads() > 1 else "2"}
 
 
 def execute(path: Path, timeout: int = 600) -> float:
