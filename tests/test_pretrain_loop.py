@@ -52,6 +52,9 @@ def test_a_short_run_learns_and_leaves_a_loadable_model(small, tmp_path, report)
         torch.testing.assert_close(ours(**batch).nsp_logits, theirs(**batch).seq_relationship_logits)
     card = (final / "README.md").read_text()
     assert cfg.train_corpus in card and f"{metrics['mlm_accuracy']:.1%}" in card and "| steps | 100 of 32" in card
+    # The headline: accuracy where the piece is hidden, apart from the kept pieces a model may copy.
+    assert f"| masked-token accuracy at [MASK] | {metrics['mlm_accuracy_at_mask']:.1%} |" in card
+    assert metrics["mlm_accuracy_at_kept"] > metrics["mlm_accuracy_at_mask"]
 
 
 def test_runs_that_cannot_learn_are_diagnosed(small, tmp_path):

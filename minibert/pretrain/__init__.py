@@ -7,6 +7,8 @@
     loop.py     the loop; metrics.py, curves.py, card.py: what it measures, compares and writes
     cost.py     what a run costs before it runs: tokens, FLOPs, days at a stated MFU (`--plan`)
     heldout.py  a saved model scored on the held-out split under chosen settings (Table 8's common ground)
+    baselines.py  the floors a masked LM must clear: unigram and neighbour counts on the same held-out
+                positions (`python -m minibert.pretrain.baselines --config course`)
 """
 
 from ..training.log import read_log

@@ -10,7 +10,12 @@ def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command:
     loss = f"{metrics['mlm_loss']:.3f}  (ln V = {facts['ln_vocab']:.3f}"
     if facts.get("unigram_entropy"):
         loss += f", unigram entropy = {facts['unigram_entropy']:.3f}"
-    rows = [("MLM loss (held out)", loss + ")"), ("masked-token accuracy", f"{metrics['mlm_accuracy']:.1%}")]
+    rows = [("MLM loss (held out)", loss + ")")]
+    if "mlm_accuracy_at_mask" in metrics:  # the headline: where the piece must be read from its context
+        rows += [("masked-token accuracy at [MASK]", f"{metrics['mlm_accuracy_at_mask']:.1%}")]
+        rows += [(f"... at {kind} pieces", f"{metrics[f'mlm_accuracy_at_{kind}']:.1%}")
+                 for kind in ("random", "kept") if f"mlm_accuracy_at_{kind}" in metrics]
+    rows += [("masked-token accuracy, all selected positions", f"{metrics['mlm_accuracy']:.1%}")]
     if "nsp_accuracy" in metrics:
         rows += [("NSP loss", f"{metrics['nsp_loss']:.3f}"), ("NSP accuracy", f"{metrics['nsp_accuracy']:.1%}")]
     vocab = "trained on the corpus" if cfg.vocab == "train" else cfg.vocab

@@ -69,30 +69,46 @@ def flops_per_token(config: BertConfig, seq_len: int, predicted_fraction: float)
 
 @torch.no_grad()
 def evaluate(model, loader, accelerator, nsp: bool = True, unpad: bool = False) -> dict:
-    """Held-out MLM loss, masked-token accuracy, NSP loss and accuracy, summed over every process."""
+    """Held-out MLM loss, masked-token accuracy, NSP loss and accuracy, summed over every process.
+
+    Masked-token accuracy is also reported apart for the positions shown as [MASK]
+    (`mlm_accuracy_at_mask`, the headline: there the piece must be inferred from its context), shown
+    as a random piece, and kept as they are (`..._at_random`, `..._at_kept`: a model can copy a kept
+    piece, so `mlm_accuracy` over all three flatters it). Not for objective="ltr", which masks nothing.
+    """
     was_training = model.training
     model.eval()
-    # mlm loss sum, mlm correct, mlm count, nsp loss sum, nsp correct, nsp count
-    sums = torch.zeros(6, dtype=torch.float64, device=accelerator.device)
+    mask_id = loader.collate_fn.mask if loader.collate_fn.objective == "mlm" else None  # the corrupting collator's
+    # mlm loss sum, correct, count; nsp loss sum, correct, count; correct and count at [MASK], random, kept
+    sums = torch.zeros(12, dtype=torch.float64, device=accelerator.device)
     for batch in loader:
         batch = {k: v.to(accelerator.device) for k, v in batch.items()}
         if not nsp:
             batch.pop("next_sentence_label")
         out = model(**batch, unpad=unpad)
-        targets = batch["labels"][batch["labels"] != IGNORE_INDEX]  # (N,)
+        labelled = batch["labels"] != IGNORE_INDEX  # (B, T)
+        targets, shown = batch["labels"][labelled], batch["input_ids"][labelled]  # (N,) each
+        hit = (out.mlm_logits.argmax(-1) == targets).double()  # (N,)
         n, b = targets.numel(), batch["input_ids"].shape[0]
+        by_kind = []
+        if mask_id is not None:
+            for where in (shown == mask_id, (shown != mask_id) & (shown != targets), shown == targets):
+                by_kind += [hit[where].sum(), where.sum().double()]
         sums += torch.stack([
-            out.mlm_loss.double() * n, (out.mlm_logits.argmax(-1) == targets).sum().double(),
-            torch.tensor(n, dtype=torch.float64, device=sums.device),
+            out.mlm_loss.double() * n, hit.sum(), torch.tensor(n, dtype=torch.float64, device=sums.device),
             out.nsp_loss.double() * b if nsp else sums.new_zeros(()),
             (out.nsp_logits.argmax(-1) == batch["next_sentence_label"]).sum().double() if nsp else sums.new_zeros(()),
-            torch.tensor(b if nsp else 0, dtype=torch.float64, device=sums.device)])
+            torch.tensor(b if nsp else 0, dtype=torch.float64, device=sums.device),
+            *(by_kind or [sums.new_zeros(())] * 6)])
     sums = accelerator.reduce(sums, reduction="sum").tolist()
     model.train(was_training)
     if sums[2] == 0:
         raise ValueError("the held-out split gave no masked positions to evaluate; is it empty?")
     metrics = {"mlm_loss": sums[0] / sums[2], "mlm_accuracy": sums[1] / sums[2]}
     metrics["perplexity"] = math.exp(min(metrics["mlm_loss"], 50.0))
+    for kind, (right, count) in zip(("mask", "random", "kept"), (sums[6:8], sums[8:10], sums[10:12])):
+        if count:
+            metrics[f"mlm_accuracy_at_{kind}"] = right / count
     if nsp:
         metrics.update(nsp_loss=sums[3] / sums[5], nsp_accuracy=sums[4] / sums[5])
     return metrics
