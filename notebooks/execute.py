@@ -50,7 +50,7 @@ def other_cpu_environment() -> dict[str, str]:
     changing the thread count. `make test` re-runs every notebook so (`pytest --other-cpu`): a stored
     output that holds only on our CPU fails there.
     """
-    import torch  # here, not at the top: the kernels read these variables when they start
+    import torch  # here: course.py imports this file to start JupyterLab, which needs no torch
 
     wide = torch.backends.cpu.get_cpu_capability() in ("AVX512", "AVX512_BF16", "AMX")
     return {"ATEN_CPU_CAPABILITY": "avx2" if wide else "default",

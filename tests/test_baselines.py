@@ -2,13 +2,14 @@
 Python recount), and the evaluation's accuracy at [MASK] apart from pieces a model can copy."""
 
 from collections import Counter, defaultdict
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
-from minibert.pretrain import recipe
+from minibert.pretrain import heldout_metrics, recipe
 from minibert.pretrain.baselines import NeighbourCounts, Table, neighbour_floors, score
 from minibert.pretrain.data import eval_loader, prepare_shards, prepare_vocab
 from minibert.pretrain.metrics import evaluate
@@ -120,3 +121,17 @@ def test_the_evaluation_reports_accuracy_at_mask_apart_from_copied_pieces(floors
     # Copying is right exactly at the kept pieces: never at [MASK], never at a random piece.
     assert (metrics["mlm_accuracy_at_mask"], metrics["mlm_accuracy_at_random"], metrics["mlm_accuracy_at_kept"]) == (0, 0, 1)
     assert 0.08 < metrics["mlm_accuracy"] < 0.12  # BERT keeps 10% of the selected pieces
+
+
+def test_the_readme_floors_and_the_course_model_are_measured():
+    """README's table of floors and of models/course-tiny at [MASK], recomputed from the repository."""
+    cfg = recipe("course", eval_batches=None)
+    floors = neighbour_floors(cfg)
+    course = heldout_metrics(cfg, "models/course-tiny")
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    rows = {"the most frequent piece": floors["unigram"], "the left neighbour's most frequent follower": floors["left"],
+            "the table of both neighbours": floors["both"]}
+    for label, accuracy in rows.items():
+        assert f"| {label} | {accuracy['mask']:.1%} | {accuracy['all']:.1%} |" in readme, label
+    assert (f"| `models/course-tiny` | {course['mlm_accuracy_at_mask']:.1%} | {course['mlm_accuracy']:.1%} "
+            f"({course['mlm_accuracy_at_kept']:.1%} at kept pieces) |") in readme
