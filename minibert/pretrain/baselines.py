@@ -81,7 +81,9 @@ class NeighbourCounts:
             # Instances lie end to end, each [CLS] ... [SEP]: a real piece's neighbours are in its instance.
             ids = np.asarray(shard["ids"], dtype=np.int64)
             centre = ~special[ids[1:-1]]
-            lefts.append(ids[:-2][centre]), pieces.append(ids[1:-1][centre]), rights.append(ids[2:][centre])
+            lefts.append(ids[:-2][centre])
+            pieces.append(ids[1:-1][centre])
+            rights.append(ids[2:][centre])
         left, piece, right = np.concatenate(lefts), np.concatenate(pieces), np.concatenate(rights)
         unigram = int(np.bincount(piece, minlength=V).argmax())
         return cls(V, unigram, Table.count(left, piece, V), Table.count(right, piece, V),
@@ -97,7 +99,7 @@ class NeighbourCounts:
 
 def score(counts: NeighbourCounts, batches, mask_token_id: int) -> dict[str, dict[str, float]]:
     """Accuracy of each predictor at each kind of labelled position, and over all of them ("all")."""
-    right_ = {p: dict.fromkeys((*KINDS, "all"), 0) for p in PREDICTORS}
+    correct = {p: dict.fromkeys((*KINDS, "all"), 0) for p in PREDICTORS}
     seen = dict.fromkeys((*KINDS, "all"), 0)
     for batch in batches:
         ids, labels = batch["input_ids"], batch["labels"]  # (B, T) each
@@ -109,15 +111,18 @@ def score(counts: NeighbourCounts, batches, mask_token_id: int) -> dict[str, dic
         for name, guess in counts.predict(left, right).items():
             hit = guess == target
             for k, where in kind.items():
-                right_[name][k] += int(hit[where].sum())
+                correct[name][k] += int(hit[where].sum())
         for k, where in kind.items():
             seen[k] += int(where.sum())
-    return {p: {k: right_[p][k] / seen[k] if seen[k] else float("nan") for k in seen} for p in PREDICTORS}
+    return {p: {k: correct[p][k] / seen[k] if seen[k] else float("nan") for k in seen} for p in PREDICTORS}
 
 
 def neighbour_floors(cfg) -> dict[str, dict[str, float]]:
     """The three count predictors fitted on `cfg`'s training split and scored on its held-out
     positions, masked exactly as the run's evaluation masks them."""
+    if cfg.objective != "mlm":
+        raise ValueError(f"objective={cfg.objective!r}: the count floors are a masked LM's (objective='mlm'); "
+                         "a left-to-right LM sees no right neighbour")
     vocab_path = prepare_vocab(cfg)
     vocab = load_vocab(vocab_path)
     counts = NeighbourCounts.fit(ShardDataset(prepare_shards(cfg, vocab_path, "train")), vocab)
