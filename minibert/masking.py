@@ -81,6 +81,16 @@ def mask_tokens(input_ids: torch.Tensor, *, special_tokens_mask: torch.Tensor, m
     return masked, labels
 
 
+def selected_kinds(masked_ids: torch.Tensor, labels: torch.Tensor, mask_token_id: int) -> dict[str, torch.Tensor]:
+    """What the 80/10/10 rule shows at each selected position (labels != -100), as boolean masks of
+    `labels`' shape: "mask" ([MASK]), "random" (another piece), "kept" (the piece itself, also when a
+    random draw hit it). A model can copy a kept piece; at [MASK] it must read the context."""
+    selected = labels != IGNORE_INDEX
+    mask = selected & (masked_ids == mask_token_id)
+    kept = selected & ~mask & (masked_ids == labels)
+    return {"mask": mask, "random": selected & ~mask & ~kept, "kept": kept}
+
+
 def word_starts(input_ids: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
     """(B, T) True where a word starts, i.e. at every token but the "##" pieces; `tokens` is the
     vocabulary in id order (`Tokenizer.ids_to_tokens`). Feeds whole-word masking."""

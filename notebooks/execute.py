@@ -52,7 +52,7 @@ def other_cpu_environment() -> dict[str, str]:
     """
     import torch  # here: course.py imports this file to start JupyterLab, which needs no torch
 
-    wide = torch.backends.cpu.get_cpu_capability() in ("AVX512", "AVX512_BF16", "AMX")
+    wide = torch.backends.cpu.get_cpu_capability() == "AVX512"
     return {"ATEN_CPU_CAPABILITY": "avx2" if wide else "default",
             "MKL_ENABLE_INSTRUCTIONS": "AVX2" if wide else "SSE4_2",
             "ONEDNN_MAX_CPU_ISA": "AVX2" if wide else "SSE41",

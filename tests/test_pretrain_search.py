@@ -18,7 +18,7 @@ _spec.loader.exec_module(search)
 
 
 def readme_row(probe: dict) -> str:
-    """How the README's table shows a probe (results/pretrain/search.py writes the same)."""
+    """How the README's tables show a probe: each row is the file's numbers, rounded."""
     f, floor = probe["final"], probe["floors"]["both"]["mask"]
     return (f"| `{probe['name']}` | {probe['about']} | {probe['minutes']:.1f} | {probe['tokens'] / 1e6:.1f}M | "
             f"{f['mlm_accuracy_at_mask']:.1%} | {f['mlm_accuracy']:.1%} | {floor:.1%} |")

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from ..inputs import IGNORE_INDEX
+from ..masking import selected_kinds
 from ..tokenizer import load_vocab
 from ..tokenizer.vocab import SPECIAL_TOKENS
 from .data import eval_loader, prepare_shards, prepare_vocab
@@ -105,9 +106,9 @@ def score(counts: NeighbourCounts, batches, mask_token_id: int) -> dict[str, dic
         ids, labels = batch["input_ids"], batch["labels"]  # (B, T) each
         b, t = torch.nonzero(labels != IGNORE_INDEX, as_tuple=True)  # (N,), (N,): [CLS] and [SEP] frame them
         left, right = ids[b, t - 1].numpy(), ids[b, t + 1].numpy()
-        target, shown = labels[b, t].numpy(), ids[b, t].numpy()
-        kind = {"mask": shown == mask_token_id, "random": (shown != mask_token_id) & (shown != target),
-                "kept": shown == target, "all": np.ones_like(shown, dtype=bool)}
+        target = labels[b, t].numpy()
+        kind = {k: where[b, t].numpy() for k, where in selected_kinds(ids, labels, mask_token_id).items()}
+        kind["all"] = np.ones_like(target, dtype=bool)
         for name, guess in counts.predict(left, right).items():
             hit = guess == target
             for k, where in kind.items():

@@ -12,6 +12,7 @@ import torch
 
 from ..config import BertConfig
 from ..inputs import IGNORE_INDEX
+from ..masking import selected_kinds
 
 # Dense bf16/fp16 tensor-core peaks in TFLOP/s (no sparsity), from NVIDIA's data sheets.
 # Matched against torch.cuda.get_device_name() in order: the more specific names first.
@@ -87,13 +88,13 @@ def evaluate(model, loader, accelerator, nsp: bool = True, unpad: bool = False) 
             batch.pop("next_sentence_label")
         out = model(**batch, unpad=unpad)
         labelled = batch["labels"] != IGNORE_INDEX  # (B, T)
-        targets, shown = batch["labels"][labelled], batch["input_ids"][labelled]  # (N,) each
+        targets = batch["labels"][labelled]  # (N,)
         hit = (out.mlm_logits.argmax(-1) == targets).double()  # (N,)
         n, b = targets.numel(), batch["input_ids"].shape[0]
         by_kind = []
         if mask_id is not None:
-            for where in (shown == mask_id, (shown != mask_id) & (shown != targets), shown == targets):
-                by_kind += [hit[where].sum(), where.sum().double()]
+            for where in selected_kinds(batch["input_ids"], batch["labels"], mask_id).values():
+                by_kind += [hit[where[labelled]].sum(), where.sum().double()]
         sums += torch.stack([
             out.mlm_loss.double() * n, hit.sum(), torch.tensor(n, dtype=torch.float64, device=sums.device),
             out.nsp_loss.double() * b if nsp else sums.new_zeros(()),
@@ -106,7 +107,7 @@ def evaluate(model, loader, accelerator, nsp: bool = True, unpad: bool = False) 
         raise ValueError("the held-out split gave no masked positions to evaluate; is it empty?")
     metrics = {"mlm_loss": sums[0] / sums[2], "mlm_accuracy": sums[1] / sums[2]}
     metrics["perplexity"] = math.exp(min(metrics["mlm_loss"], 50.0))
-    for kind, (right, count) in zip(("mask", "random", "kept"), (sums[6:8], sums[8:10], sums[10:12])):
+    for kind, (right, count) in zip(("mask", "random", "kept"), (sums[6:8], sums[8:10], sums[10:12]), strict=True):
         if count:
             metrics[f"mlm_accuracy_at_{kind}"] = right / count
     if nsp:

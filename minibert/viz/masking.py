@@ -92,13 +92,13 @@ def fate_counts(input_ids, masked_ids, labels, *, mask_token_id: int, candidates
     position if None). A random draw that equals the original counts as "kept", as `masking_kinds` does."""
     import torch
 
-    selected = torch.as_tensor(labels) != -100  # (B, T)
-    seen, original = torch.as_tensor(masked_ids), torch.as_tensor(input_ids)
-    is_mask = selected & (seen == mask_token_id)
-    is_kept = selected & ~is_mask & (seen == original)
-    cand = torch.ones_like(selected) if candidates is None else torch.as_tensor(candidates).bool()
-    return {"candidates": int(cand.sum()), "selected": int(selected.sum()), "mask": int(is_mask.sum()),
-            "random": int((selected & ~is_mask & ~is_kept).sum()), "kept": int(is_kept.sum())}
+    from ..masking import selected_kinds
+
+    labels = torch.as_tensor(labels)  # (B, T): the original id where selected, so "kept" is seen == labels
+    kinds = selected_kinds(torch.as_tensor(masked_ids), labels, mask_token_id)
+    cand = torch.ones_like(labels, dtype=torch.bool) if candidates is None else torch.as_tensor(candidates).bool()
+    return {"candidates": int(cand.sum()), "selected": int((labels != -100).sum()),
+            **{kind: int(where.sum()) for kind, where in kinds.items()}}
 
 
 def masking_rule(ax=None, *, token: str = "cat", random_token: str = "apple"):

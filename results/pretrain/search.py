@@ -62,9 +62,9 @@ LONG: dict[str, tuple[str, list[str], float]] = {
 FIXED = ["--config", "tiny", "--no-progress", "--no-tensorboard", "--keep-last", "1"]
 
 
-def command(name: str, flags: list[str], steps: int) -> list[str]:
+def command(name: str, flags: list[str], steps: int, out: str | None = None) -> list[str]:
     """The run of probe `name` with `steps` steps: warm-up 5%, six evaluations of the whole split."""
-    return ["python", "-m", "minibert.pretrain", *FIXED, *flags, "--out-dir", f"runs/search/{name}",
+    return ["python", "-m", "minibert.pretrain", *FIXED, *flags, "--out-dir", out or f"runs/search/{name}",
             "--max-steps", str(steps), "--warmup-steps", str(max(1, steps // 20)),
             "--eval-every", str(max(1, steps // 6)), "--save-every", str(steps), "--log-every", "10"]
 
@@ -73,8 +73,8 @@ def steps_per_second(name: str, flags: list[str]) -> float:
     """20 steps of the probe, timed by its own log (steps 11-20: the first ones pay for start-up)."""
     out = RUNS / "_speed" / name
     shutil.rmtree(out, ignore_errors=True)  # this script's own scratch
-    subprocess.run([sys.executable, *command(name, flags, 20)[1:], "--out-dir", str(out), "--eval-every", "1000"],
-                   cwd=ROOT, check=True, capture_output=True)
+    speed_run = [*command(name, flags, 20, out=str(out))[1:], "--eval-every", "1000"]  # no evaluation to wait for
+    subprocess.run([sys.executable, *speed_run], cwd=ROOT, check=True, capture_output=True)
     train = read_log(out, "train")
     return (train[1]["step"] - train[0]["step"]) / (train[1]["seconds"] - train[0]["seconds"])
 
