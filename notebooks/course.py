@@ -12,7 +12,7 @@ of the course replaces them. You work in course/ (not tracked), which has the sa
     course/data, course/models, course/minibert   links to the repository's folders
 
 so every relative link (a chapter to its exercises, an exercise to its chapter or its solution) and
-every relative path a chapter reads (`../data/corpus/train.txt`, `../models/course-tiny`) leads to the
+every relative path a chapter reads (`../data/corpus/train.txt`, `../models/course`) leads to the
 same place as in the repository, and JupyterLab, served from course/, never opens (and never
 autosaves) the course's own notebooks. A notebook is copied only when course/ lacks it: your work is
 never overwritten. To start one over, delete your copy and run `make course` again; when the course

@@ -253,7 +253,7 @@ def test_a_frozen_encoder_stays_as_loaded_and_only_the_head_learns(data_dir, tmp
                          freeze_encoder=True, lr=1e-2, out_dir=str(tmp_path / "run"), progress=False)
     finetune(cfg)
     torch.manual_seed(cfg.seed)  # the run seeds its head's initialisation: this is the head it started from
-    before = minibert.BertForSequenceClassification.from_pretrained("models/course-tiny", num_labels=2)
+    before = minibert.BertForSequenceClassification.from_pretrained("models/course", num_labels=2)
     after = minibert.BertForSequenceClassification.from_pretrained(tmp_path / "run" / "model")
     for key, value in before.bert.state_dict().items():
         torch.testing.assert_close(after.bert.state_dict()[key], value, rtol=0, atol=0)

@@ -37,6 +37,15 @@ def test_every_preset_builds_and_base_and_large_follow_the_paper():
         assert sum(p.numel() for p in model.parameters()) == params
 
 
+def test_the_course_model_is_two_phases_and_no_preset_writes_outside_runs():
+    one, two = recipe("course"), recipe("course-128")
+    assert two.init_from == f"{one.out_dir}/final" and one.model == two.model == "tiny"
+    assert (one.max_seq_length, two.max_seq_length) == (32, 128) and not (one.nsp or two.nsp)
+    assert one.model_config(8192).hidden_dropout_prob == two.model_config(8192).attention_probs_dropout_prob == 0.0
+    for name in RECIPES:  # the shipped model is replaced only by an explicit --export-to
+        assert recipe(name).export_to is None and recipe(name).out_dir.startswith("runs/"), name
+
+
 def test_unknown_names_fields_and_values_are_clear_errors():
     with pytest.raises(minibert.ConfigError, match=r"unknown config 'tinny' \(did you mean 'tiny'\?\)"):
         recipe("tinny")

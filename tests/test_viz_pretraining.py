@@ -45,10 +45,20 @@ def test_baselines_figure_gives_each_loss_its_perplexity():
     plt.close(ax.figure)
 
 
+def test_floors_figure_draws_each_curve_over_its_floors():
+    ax = viz.floors_figure({"run": [(0, 0.0), (5, 0.2)], "longer": [(0, 0.0), (40, 0.32)]},
+                           {"unigram": 0.062, "both neighbours": 0.258})
+    assert [line.get_label() for line in ax.get_legend().get_lines()] == ["run", "longer"]
+    assert [ln.get_ydata()[0] for ln in ax.lines[2:]] == pytest.approx([6.2, 25.8])  # percent, dashed floors
+    assert [t.get_text() for t in ax.texts] == ["unigram 6.2%", "both neighbours 25.8%"]
+    assert ax.lines[1].get_ydata().tolist() == pytest.approx([0.0, 32.0])
+    plt.close(ax.figure)
+
+
 def test_fill_mask_table_lists_the_top_guesses_in_order():
     torch.manual_seed(0)
-    tok = minibert.Tokenizer.from_pretrained("models/course-tiny")
-    model = minibert.BertForPreTraining.from_pretrained("models/course-tiny")
+    tok = minibert.Tokenizer.from_pretrained("models/course")
+    model = minibert.BertForPreTraining.from_pretrained("models/course")
     table = viz.fill_mask_table(model, tok, ["[MASK] am going home.", "Where are you going[MASK]"], k=3)
     assert list(table.columns) == [1, 2, 3] and len(table) == 2
     probs = table.map(lambda cell: float(cell.rsplit(" ", 1)[1]))

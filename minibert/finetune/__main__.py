@@ -23,7 +23,7 @@ from ..training.cli import add_flags, fields_of, parse_known
 from ..training.watchdog import TrainingDiverged
 from .recipes import GRID, MODELS, FinetuneConfig
 from .results import ResultsError, record, results_path
-from .sweep import sweep, table
+from .sweep import selected_sweep, sweep, table
 
 
 def parser() -> argparse.ArgumentParser:
@@ -34,6 +34,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=1, help="random restarts per setting (seed, seed+1, ...)")
     p.add_argument("--grid", action="store_true",
                    help="Appendix A.3's grid: batch 16/32, lr 5e-5/3e-5/2e-5, 2-4 epochs")
+    p.add_argument("--samples", type=int, default=1,
+                   help="training samples of --max-train-examples (sample 0, 1, ...), each with --seeds runs")
+    p.add_argument("--select-lr", default=None, metavar="LR,LR,...",
+                   help="choose each sample's learning rate among these, on a held-out fifth of its training "
+                   "examples (--select-seeds runs each), then run --seeds at the chosen one on --eval-split")
+    p.add_argument("--select-seeds", type=int, default=2, help="runs per learning rate when choosing one")
     p.add_argument("--resume", action="store_true",
                    help="keep the runs that already finished in --out-dir; start the others (again)")
     p.add_argument("--record", metavar="NAME", default=None,
@@ -46,22 +52,53 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse_known(parser(), argv)
-        if args.seeds < 1:
-            raise ConfigError(f"--seeds {args.seeds}: run at least one seed")
+        for flag in ("seeds", "samples", "select_seeds"):
+            if getattr(args, flag) < 1:
+                raise ConfigError(f"--{flag.replace('_', '-')} {getattr(args, flag)}: give 1 or more")
+        lrs = learning_rates(args.select_lr)
+        if args.grid and (lrs or args.samples > 1):
+            raise ConfigError("--grid runs A.3's grid on one sample; --select-lr and --samples are another way "
+                              "of choosing: give one or the other")
         cfg = FinetuneConfig(**fields_of(args, FinetuneConfig))
+        if args.samples > 1 and cfg.max_train_examples is None:
+            raise ConfigError(f"--samples {args.samples} draws samples of --max-train-examples examples; give it too")
         if args.record:
             results_path(args.record)  # a bad name fails now, not after the runs
         command, started = "python -m minibert.finetune " + shlex.join(argv), datetime.datetime.now(datetime.timezone.utc)
-        runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None, command=command,
-                     resume=args.resume)
+        selection = None
+        if lrs or args.samples > 1:
+            runs, chose = selected_sweep(cfg, seeds=args.seeds, samples=args.samples, lrs=lrs,
+                                         select_seeds=args.select_seeds, command=command, resume=args.resume)
+            selection = {"split": "train-slice", "lrs": lrs or [cfg.lr], "seeds": args.select_seeds if lrs else 0,
+                         "runs": chose}
+        else:
+            runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None, command=command,
+                         resume=args.resume)
         if args.record:
-            print(f"stored in {record(args.record, cfg, runs, command=command, started=started)}")
+            path = record(args.record, cfg, runs, command=command, started=started, selection=selection)
+            print(f"stored in {path}")
     except (ConfigError, ResultsError, TaskError, CheckpointError, InputError, TokenizerError, FileExistsError,
             FileNotFoundError, TrainingDiverged) as e:
         sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
     Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
     (Path(cfg.out_dir) / "sweep.json").write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8")
     print(table(runs))
+
+
+def learning_rates(text: str | None) -> list[float] | None:
+    """"3e-4,1e-3" -> [0.0003, 0.001]; an entry that is not a positive number is an error naming it."""
+    if text is None:
+        return None
+    rates = []
+    for item in text.split(","):
+        try:
+            rates.append(float(item))
+        except ValueError:
+            rates.append(-1.0)
+        if not rates[-1] > 0:
+            raise ConfigError(f"--select-lr {text!r}: {item!r} is not a positive learning rate "
+                              "(give them comma-separated, e.g. 3e-4,1e-3,3e-3)")
+    return rates
 
 
 if __name__ == "__main__":

@@ -28,11 +28,11 @@ from ..heads import COMBINATIONS, FeatureTagger, chosen_layers
 from ..hub import resolve
 from ..inputs import IGNORE_INDEX
 from ..model import BertModel
-from ..tasks import get_task, load_task
+from ..tasks import get_task
 from ..tokenizer import Tokenizer
 from .evaluation import tag_scores
 from .features import collate, encode
-from .loop import training_examples
+from .loop import examples
 from .recipes import FinetuneConfig, model_folder
 
 
@@ -82,17 +82,17 @@ def feature_based(cfg: FinetuneConfig, combination: str, *, cache: dict | None =
 
 
 def _features(cfg: FinetuneConfig, task, cache: dict) -> dict:
-    key = (cfg.model, cfg.task, cfg.max_train_examples, cfg.max_eval_examples, cfg.max_seq_length)
+    key = (cfg.model, cfg.task, cfg.max_train_examples, cfg.sample, cfg.eval_split, cfg.max_eval_examples,
+           cfg.max_seq_length)
     if key not in cache:
         folder = resolve(model_folder(cfg.model))
         tokenizer = Tokenizer.from_pretrained(folder)
         encoder = BertModel.from_pretrained(folder)
-        splits = {"train": training_examples(cfg),
-                  "dev": load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]}
+        splits = dict(zip(("train", "dev"), examples(cfg)))
         cache[key] = {"num_layers": encoder.config.num_hidden_layers, "hidden_size": encoder.config.hidden_size}
-        for split, examples in splits.items():
-            features = encode("tagging", examples, tokenizer, max_seq_length=cfg.max_seq_length)
-            cache[key][split] = {"examples": examples, "features": features,
+        for split, rows in splits.items():
+            features = encode("tagging", rows, tokenizer, max_seq_length=cfg.max_seq_length)
+            cache[key][split] = {"examples": rows, "features": features,
                                  "states": hidden_states(encoder, features, tokenizer.pad_token_id)}
     return cache[key]
 

@@ -26,7 +26,7 @@ from ..config import BertConfig
 from ..heads import (BertForMultipleChoice, BertForQuestionAnswering, BertForSequenceClassification,
                      BertForTokenClassification, BertWithBiLSTM)
 from ..hub import resolve
-from ..tasks import get_task, load_task
+from ..tasks import TaskError, get_task, load_task
 from ..tokenizer import Tokenizer
 from ..training.accelerator import device_name, make_accelerator
 from ..training.log import RunLog
@@ -50,7 +50,7 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
     if (out / "log.jsonl").exists():
         raise FileExistsError(f"{out} already holds a fine-tuning run; choose another --out-dir (nothing was changed)")
     task = get_task(cfg.task)  # an unknown name fails here, with the known ones
-    train, valid = training_examples(cfg), load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]
+    train, valid = examples(cfg)
     folder = resolve(model_folder(cfg.model))
     tokenizer = Tokenizer.from_pretrained(folder)
     accelerator = make_accelerator(mixed_precision=cfg.mixed_precision)
@@ -115,11 +115,27 @@ def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
 
 def training_examples(cfg: FinetuneConfig) -> list[dict]:
     """The training split, or a sample of it: the same sample for every seed of a sweep (seeded by
-    the task, not the run), so the seeds differ only in what fine-tuning itself draws."""
+    the task and `cfg.sample`, not the run), so the seeds differ only in what fine-tuning itself draws."""
     train = load_task(cfg.task, "train", cfg.data_dir)
     if cfg.max_train_examples is not None and cfg.max_train_examples < len(train):
-        train = random.Random(f"sample/{cfg.task}").sample(train, cfg.max_train_examples)
+        name = f"sample/{cfg.task}" + (f"/{cfg.sample}" if cfg.sample else "")  # sample 0: every stored result's
+        train = random.Random(name).sample(train, cfg.max_train_examples)
     return train
+
+
+def examples(cfg: FinetuneConfig) -> tuple[list[dict], list[dict]]:
+    """(trained on, scored on). With eval_split="train-slice" both come from the training examples:
+    a fifth of them, drawn by the task and sample (the same for every arm and seed), is held out and
+    scored, so a learning rate can be chosen without looking at dev."""
+    train = training_examples(cfg)
+    if cfg.eval_split != "train-slice":
+        return train, load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]
+    held = set(random.Random(f"slice/{cfg.task}/{cfg.sample}").sample(range(len(train)), len(train) // 5))
+    if not held:
+        raise TaskError(f"eval_split='train-slice' holds out a fifth of the {len(train)} training examples: "
+                        "none; give at least 5 (--max-train-examples)")
+    return ([x for i, x in enumerate(train) if i not in held],
+            [x for i, x in enumerate(train) if i in held][:cfg.max_eval_examples])
 
 
 def build_model(task, folder: Path, init: str):

@@ -23,7 +23,8 @@ from ..paper import FINETUNING
 
 # Names for the pre-trained encoders the course ships: the real weights, and its own model.
 MODELS = {"minilm": "the installed all-MiniLM-L6-v2 (L6/H384, the real uncased BERT vocabulary)",
-          "course": "models/course-tiny, the course's own pre-trained BERT (L2/H128, 8,192 entries)"}
+          "course": "models/course, the course's own pre-trained BERT (L2/H128, 8,192 entries)"}
+EVAL_SPLITS = ("dev", "test", "train-slice")
 GRID = dict(batch_size=FINETUNING["batch_sizes"], lr=FINETUNING["learning_rates"], epochs=FINETUNING["epochs"])
 
 
@@ -37,8 +38,11 @@ class FinetuneConfig:
     bilstm: bool = False  # a fresh BiLSTM between the encoder and the head (Table 5's "LTR & No NSP + BiLSTM")
     data_dir: str | None = None  # the task's files (default: data/tasks/<task> for the course's tasks)
     max_train_examples: int | None = None  # a seeded sample of the training split (None: all of it)
+    sample: int = 0  # which sample of max_train_examples: another draw of the same size for each k
     max_eval_examples: int | None = None  # the first n of the dev split (None: all of it)
-    eval_split: str = "dev"  # "test" only once, for the final number: choices are made on dev
+    # "dev"; "test" only once, for the final number; "train-slice": a seeded fifth of the training
+    # examples is held out and scored, the rest trained on (to choose a setting without dev)
+    eval_split: str = "dev"
     # --- features
     max_seq_length: int = 128
     doc_stride: int = 128  # spans: tokens between the starts of two windows of a long context
@@ -61,7 +65,8 @@ class FinetuneConfig:
     tensorboard: bool = False
 
     def __post_init__(self):
-        checks = {"init": self.init in ("pretrained", "random"), "eval_split": self.eval_split in ("dev", "test"),
+        checks = {"init": self.init in ("pretrained", "random"), "eval_split": self.eval_split in EVAL_SPLITS,
+                  "sample": self.sample >= 0,
                   "batch_size": self.batch_size >= 1, "epochs": self.epochs >= 1, "lr": self.lr > 0,
                   "warmup_proportion": 0 <= self.warmup_proportion < 1, "max_seq_length": self.max_seq_length >= 8,
                   "doc_stride": self.doc_stride >= 1, "log_every": self.log_every >= 1,
@@ -72,7 +77,10 @@ class FinetuneConfig:
         if bad:
             raise ConfigError("invalid setting(s): " + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad)
                               + " (see `python -m minibert.finetune --help`; init: pretrained|random; "
-                              "eval_split: dev|test)")
+                              f"eval_split: {'|'.join(EVAL_SPLITS)}; sample: 0, 1, ...)")
+        if self.sample and self.max_train_examples is None:
+            raise ConfigError(f"sample={self.sample} draws another sample of max_train_examples examples; "
+                              "give --max-train-examples too (without it every run trains on the whole split)")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -87,7 +95,7 @@ def model_folder(name: str) -> str:
         from ..hub import minilm_path
         return str(minilm_path())
     if name == "course":
-        folder = Path(__file__).resolve().parents[2] / "models" / "course-tiny"
+        folder = Path(__file__).resolve().parents[2] / "models" / "course"
         if not (folder / "config.json").is_file():
             raise FileNotFoundError(f"the course model is not at {folder}; it ships with the repository")
         return str(folder)

@@ -23,6 +23,7 @@ can copy and a count table cannot see).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,6 +117,22 @@ def score(counts: NeighbourCounts, batches, mask_token_id: int) -> dict[str, dic
         for k, where in kind.items():
             seen[k] += int(where.sum())
     return {p: {k: correct[p][k] / seen[k] if seen[k] else float("nan") for k in seen} for p in PREDICTORS}
+
+
+@torch.no_grad()
+def mask_guesses(model, batches, mask_token_id: int) -> Counter:
+    """How often a model's first guess at a [MASK] position is each piece (by id). A model on the
+    unigram plateau answers with a handful of frequent pieces ("the", ",", "."), whatever the context."""
+    was_training = model.training
+    model.eval()
+    guesses = Counter()
+    for batch in batches:
+        at_mask = selected_kinds(batch["input_ids"], batch["labels"], mask_token_id)["mask"]  # (B, T)
+        logits = model(input_ids=batch["input_ids"], token_type_ids=batch.get("token_type_ids"),
+                       attention_mask=batch.get("attention_mask")).mlm_logits  # (B, T, V): no labels given
+        guesses.update(logits.argmax(-1)[at_mask].tolist())
+    model.train(was_training)
+    return guesses
 
 
 def neighbour_floors(cfg) -> dict[str, dict[str, float]]:

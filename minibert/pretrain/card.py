@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from ..paper import PRETRAINING
 
 
 def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command: str | None) -> Path:
@@ -21,10 +24,12 @@ def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command:
     vocab = "trained on the corpus" if cfg.vocab == "train" else cfg.vocab
     corpus = (f"`{cfg.train_corpus}`, sha256 {facts.get('corpus_sha256')}..., "
               f"{facts.get('train_instances') or 0:,} instances")
+    objectives = "masked LM + next sentence prediction" if cfg.nsp else "masked LM only (no next sentence prediction)"
+    origin = "from scratch" if not cfg.init_from else f"from the weights of `{cfg.init_from}` (phase 1, below)"
     text = f"""# minibert pre-trained with `{cfg.model}` sizes
 
-A BERT (Devlin et al. 2018) pre-trained from scratch by `minibert.pretrain`: masked LM + next
-sentence prediction. Loads with `minibert.BertForPreTraining.from_pretrained(folder)`,
+A BERT (Devlin et al. 2018) pre-trained {origin} by `minibert.pretrain`: {objectives}.
+Loads with `minibert.BertForPreTraining.from_pretrained(folder)`,
 `minibert.Tokenizer.from_pretrained(folder)` and `transformers.BertForPreTraining`.
 
 ## Made by
@@ -47,9 +52,63 @@ sentence prediction. Loads with `minibert.BertForPreTraining.from_pretrained(fol
 
 | metric | value |
 |---|---|
-""" + "".join(f"| {k} | {v} |\n" for k, v in rows) + """
-`log.jsonl` beside this card holds the whole training curve (`minibert.pretrain.read_log`).
-"""
+""" + "".join(f"| {k} | {v} |\n" for k, v in rows) + phase1_section(cfg) + departures_section(cfg, m) + """
+`log.jsonl` beside this card holds the whole training curve (`minibert.pretrain.read_log`)""" + (
+        "; `log-phase1.jsonl`, phase 1's.\n" if cfg.init_from else ".\n")
     path = Path(folder) / "README.md"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def phase1_section(cfg) -> str:
+    """Phase 1 of a two-phase run (init_from): its command and numbers, from its own log."""
+    log = Path(cfg.init_from or "") / "log.jsonl"
+    if not cfg.init_from or not log.is_file():
+        return ""
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    header, end = records[0], records[-1]
+    first = header["config"]
+    at_mask = f", accuracy at [MASK] {end['mlm_accuracy_at_mask']:.1%}" if "mlm_accuracy_at_mask" in end else ""
+    return f"""
+## Phase 1
+
+    {header['command']}
+
+{end['step']:,} steps of {first['batch_size']} sequences of up to {first['max_seq_length']} tokens \
+({end['tokens']:,} tokens, {end['seconds'] / 60:.1f} min, peak learning rate {first['lr']}); held out at \
+{first['max_seq_length']} tokens: MLM loss {end['mlm_loss']:.3f}{at_mask}.
+"""
+
+
+def departures_section(cfg, m: dict) -> str:
+    """Where this recipe departs from the paper's (Appendix A.2), one line each; for a phase 2,
+    phase 1's departures too (from its log)."""
+    lines = departures(cfg.to_dict(), m)
+    if cfg.init_from and cfg.max_seq_length < 512:
+        lines.append(f"phase 2 at {cfg.max_seq_length} tokens (the paper's phase 2: 512)")
+    log = Path(cfg.init_from or "") / "log.jsonl"
+    if cfg.init_from and log.is_file():
+        header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+        lines += [f"phase 1: {line}" for line in departures(header["config"], header["model_config"]) if line not in lines]
+    return "\n## Departures from the paper's recipe\n\n" + "".join(f"- {line}\n" for line in lines) if lines else ""
+
+
+def departures(c: dict, m: dict) -> list[str]:
+    """A run's settings (`c`, PretrainConfig as a dict) and model (`m`) against Appendix A.2."""
+    p, lines = PRETRAINING, []
+    if not c["nsp"]:
+        lines.append("no next sentence prediction: the masked LM alone (RoBERTa; the paper's 'No NSP' row)")
+    dropout = {float(m.get(k, p["dropout"])) for k in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
+    if dropout != {p["dropout"]}:
+        lines.append(f"dropout {', '.join(map(str, sorted(dropout)))} (the paper: {p['dropout']} on all layers)")
+    if c["max_seq_length"] < 128:
+        lines.append(f"sequences of up to {c['max_seq_length']} tokens, {c['batch_size']} a step (the paper: 128 "
+                     "for 90% of the steps, then 512; 256 a step)")
+    if c["lr"] != p["learning_rate"]:
+        lines.append(f"peak learning rate {c['lr']} (the paper: {p['learning_rate']}, for BERT-BASE at batch 256)")
+    if c["warmup_steps"] != p["warmup_steps"] or c["max_steps"] != p["steps"]:
+        lines.append(f"{c['max_steps']:,} steps, {c['warmup_steps']:,} of warm-up (the paper: {p['steps']:,} and "
+                     f"{p['warmup_steps']:,})")
+    if c["vocab"] == "train":
+        lines.append(f"its own WordPiece vocabulary, trained on `{c['train_corpus']}` (the paper: 30,522 entries)")
+    return lines

@@ -53,8 +53,9 @@ def provenance(name: str) -> dict:
 
 def save_reference(run_dir: str | Path, name: str) -> Path:
     """Store a finished run's log as the reference curve `name`, with where it came from. How the
-    stored ones were made: `python -m minibert.pretrain --config course` (tiny) or `--config mini`,
-    then `save_reference("runs/course", "tiny")`."""
+    stored ones were made: `python -m minibert.pretrain --config mini`, then `save_reference("runs/mini",
+    "mini")`; the `tiny` one is logged as `--config course`, which was the `tiny` recipe until the
+    course model became two phases (`--config tiny --out-dir runs/course` runs it today)."""
     records = [r for r in read_log(run_dir) if r["kind"] in ("run", "train", "eval", "end")]
     header, end = records[0], records[-1]
     if end["kind"] != "end":

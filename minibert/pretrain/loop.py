@@ -121,6 +121,8 @@ def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
     shutil.copytree(resume_from.completed(out)[-1] / "model", final)
     write_card(final, cfg, facts, progress, metrics, command)
     shutil.copy(log.path, final / "log.jsonl")
+    if cfg.init_from and (Path(cfg.init_from) / "log.jsonl").is_file():  # phase 2: phase 1's curve goes with it
+        shutil.copy(Path(cfg.init_from) / "log.jsonl", final / "log-phase1.jsonl")
     if cfg.export_to:
         shutil.rmtree(cfg.export_to, ignore_errors=True)
         shutil.copytree(final, cfg.export_to)

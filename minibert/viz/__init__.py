@@ -14,7 +14,7 @@ pandas table), so it renders offline, in JupyterLab and in a notebook stored on 
 - `masking`: what the 15% / 80-10-10 rule did to each token; the rule as a tree; a sentence masked by
   hand; a chunk cut into A and B for next-sentence prediction
 - `pretraining`: chapter 05's learning-rate schedule, a run's MLM and NSP losses apart, loss baselines
-  with their perplexities, a model's top guesses behind [MASK]
+  with their perplexities, accuracy at [MASK] over the count floors, a model's top guesses behind [MASK]
 - `scale`: chapter 10's training FLOPs per token by part, days of training per device, a padded batch
   beside its packed real tokens, micro-batches of equal tokens, a run's two phases end to end
 - `spans`: chapter 08's word labels on pieces, the span-score matrix, context windows, the no-answer
@@ -39,7 +39,7 @@ from .embeddings import input_representation
 from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagrams, vector_grids
 from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
                       masking_view, nsp_cut)
-from .pretraining import baselines_figure, fill_mask_table, losses_figure, schedule_figure
+from .pretraining import baselines_figure, fill_mask_table, floors_figure, losses_figure, schedule_figure
 from .scale import PART_COLOURS, cost_figure, flops_figure, micro_batch_figure, padding_figure, phases_figure
 from .sentences import (cls_attention, confusion_figure, dev_curves, grid_frame, grid_heatmap, head_steps,
                         pair_rows, parse_setting, seed_strip)
@@ -109,6 +109,7 @@ __all__ = [
     "reach",
     "similarity_heatmap",
     "baselines_figure",
+    "floors_figure",
     "fill_mask_table",
     "losses_figure",
     "schedule_figure",

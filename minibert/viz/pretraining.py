@@ -1,5 +1,5 @@
 """Chapter 05's pictures and tables: the learning-rate schedule, a run's two losses read apart, the
-loss baselines, and what a model puts behind each [MASK].
+loss baselines, accuracy at [MASK] against the count floors, and what a model puts behind each [MASK].
 
 Training curves against the stored reference runs are `minibert.pretrain.plot_run`; these draw what
 it does not.
@@ -77,6 +77,26 @@ def baselines_figure(losses: dict[str, float], *, ax=None, title: str = "MLM los
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set(xlim=(0, max(values) * 1.45), xlabel="loss (nats)", title=title)
+    return ax
+
+
+def floors_figure(curves: dict[str, Sequence[tuple[float, float]]], floors: dict[str, float], *, ax=None,
+                  xlabel: str = "minutes of training on 2 CPU cores", title: str = "held-out accuracy at [MASK]"):
+    """Each curve's accuracy at [MASK] positions (points (x, accuracy)) over the floors a count table
+    reaches on the same positions (dashed lines, labelled at the right). Returns the axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+    for i, (label, points) in enumerate(curves.items()):
+        xs, ys = zip(*points, strict=True)
+        ax.plot(xs, [100 * y for y in ys], marker="o", ms=3, color=f"C{i}", label=label)
+    right = max(x for points in curves.values() for x, _ in points)
+    for name, value in floors.items():
+        ax.axhline(100 * value, color="0.45", ls="--", lw=1)
+        ax.text(right, 100 * value + 0.4, f"{name} {value:.1%}", ha="right", va="bottom", fontsize=8, color="0.3")
+    ax.set(xlabel=xlabel, ylabel="% of [MASK] pieces right", title=title, ylim=(0, None))
+    ax.legend(loc="upper left", fontsize=8)
     return ax
 
 

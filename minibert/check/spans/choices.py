@@ -16,7 +16,7 @@ from ...tasks import load_task
 from ...tokenizer import Tokenizer
 from ..common import ExerciseError, short, call, expect_close, passed
 
-COURSE_MODEL = "models/course-tiny"
+COURSE_MODEL = "models/course"
 
 
 class _Scorer:
