@@ -9,7 +9,8 @@ of the course replaces them. You work in course/ (not tracked), which has the sa
     course/notebooks/NN_topic.ipynb            the chapters
     course/exercises/NN_topic.ipynb            the exercises, yours to fill in
     course/exercises/solutions/NN_topic.ipynb  the solutions
-    course/data, course/models, course/minibert   links to the repository's folders
+    course/data, course/models, course/results,   links to the repository's folders
+    course/minibert, course/configs
 
 so every relative link (a chapter to its exercises, an exercise to its chapter or its solution) and
 every relative path a chapter reads (`../data/corpus/train.txt`, `../models/course`) leads to the
@@ -37,7 +38,7 @@ ROOT = HERE.parent
 WORKSPACE = ROOT / "course"
 # What is copied (the learner's to change) and what is linked (read through ../ by the chapters).
 NOTEBOOKS = ("notebooks", "exercises", "exercises/solutions")
-LINKED = ("data", "models", "minibert", "configs")
+LINKED = ("data", "models", "results", "minibert", "configs")
 DOCS = ("notebooks/README.md", "exercises/README.md")  # the course's guides: refreshed every time
 ORIGIN = ".origin.json"  # the sha256 each notebook had in the course when it was copied
 OLD_EXERCISES = ROOT / "exercises" / "mine"  # where `make course` used to put the exercises
@@ -66,7 +67,8 @@ def prepare(workspace: Path = WORKSPACE, root: Path = ROOT, old_exercises: Path 
     """Make or complete the learner's workspace; returns what a learner should know about it.
 
     Copies each course notebook that `workspace` lacks (never overwrites one; an exercise done in
-    `old_exercises`, where they used to go, is taken from there), links data/, models/, minibert/ and configs/,
+    `old_exercises`, where they used to go, is taken from there), links data/, models/, results/, minibert/ and
+    configs/,
     refreshes the guides, and trusts every copy that still equals the course's notebook.
     """
     notes = []

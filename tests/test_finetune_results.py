@@ -69,8 +69,9 @@ def test_a_stored_result_matches_its_command_data_and_weights(path):
     folder = DATA_DIR / doc["settings"]["task"]
     for file, digest in doc["data"].items():
         assert sha256_of(folder / file) == digest, f"{name}: {folder / file} changed since it was made; remake it"
-    weights = Path(resolve(model_folder(doc["model"]["name"])))
-    if weights.is_dir() or not str(doc["model"]["name"]).startswith("runs/"):  # runs/: made by a command, not shipped
+    made_here = str(doc["model"]["name"]).startswith("runs/")  # made by a command (make.sh says which), not shipped
+    if not made_here or (ROOT / doc["model"]["name"]).is_dir():
+        weights = Path(resolve(model_folder(doc["model"]["name"])))
         for file, digest in doc["model"]["weights_sha256"].items():
             assert sha256_of(weights / file) == digest, f"{name}: {weights}/{file} is not the one it was made with"
     settings = 18 if args.grid else args.samples
