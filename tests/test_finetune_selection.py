@@ -106,6 +106,3 @@ def test_gains_compare_arms_per_sample_and_over_all_with_welchs_interval():
     assert [r["sample"] for r in one] == [0]  # one sample: no "all" row
     with pytest.raises(results.ResultsError, match=r"other training samples \(\[0, 1\] and \[0\]\)"):
         results.gains(a, doc({0: [0.7, 0.71]}, 1e-3))
-    grid = {"settings": {}, "runs": [{"setting": "batch_size=16,lr=5e-05,epochs=2", "metrics": {"accuracy": 0.5}}]}
-    with pytest.raises(results.ResultsError, match=r"not a grid; use sweep.summary"):
-        results.by_sample(grid)

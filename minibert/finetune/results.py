@@ -95,9 +95,6 @@ def by_sample(doc: dict) -> dict[int, dict]:
     out = {}
     for run in doc["runs"]:
         setting = dict(part.split("=") for part in run["setting"].split(",")) if "=" in run["setting"] else {}
-        if set(setting) - {"sample", "lr"}:
-            raise ResultsError(f"run setting {run['setting']!r}: by_sample reads results of one setting per sample "
-                               "(--samples, --select-lr), not a grid; use sweep.summary for a grid")
         k = int(setting.get("sample", 0))
         lr = float(setting.get("lr", doc["settings"].get("lr", "nan")))
         out.setdefault(k, {"lr": lr, "values": []})["values"].append(run["metrics"][main_metric(run["metrics"])])
