@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..paper import PRETRAINING
+from ..training.log import read_log
 
 
 def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command: str | None) -> Path:
@@ -65,7 +65,7 @@ def phase1_section(cfg) -> str:
     log = Path(cfg.init_from or "") / "log.jsonl"
     if not cfg.init_from or not log.is_file():
         return ""
-    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = read_log(log)
     header, end = records[0], records[-1]
     first = header["config"]
     at_mask = f", accuracy at [MASK] {end['mlm_accuracy_at_mask']:.1%}" if "mlm_accuracy_at_mask" in end else ""
@@ -88,7 +88,7 @@ def departures_section(cfg, m: dict) -> str:
         lines.append(f"phase 2 at {cfg.max_seq_length} tokens (the paper's phase 2: 512)")
     log = Path(cfg.init_from or "") / "log.jsonl"
     if cfg.init_from and log.is_file():
-        header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+        header = read_log(log, "run")[0]
         lines += [f"phase 1: {line}" for line in departures(header["config"], header["model_config"]) if line not in lines]
     return "\n## Departures from the paper's recipe\n\n" + "".join(f"- {line}\n" for line in lines) if lines else ""
 
