@@ -22,7 +22,7 @@
 #
 # Knobs (environment): BUDGET_S, PRETRAIN_S (calibration + both phases), SPEED_STEPS, PYTHON,
 # NUM_WORKERS, P1_LR, P1_BATCH, P2_LR, P2_BATCH, P1_STEPS / P2_STEPS (fixed step counts: no
-# calibration), FLOORS=0 (skip the floors), COPY_TO.
+# calibration), FLOORS=0 (skip the floors), COPY_TO, SOURCE_COMMIT (the commit of a copy without .git).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -116,6 +116,8 @@ provenance() {
         if git rev-parse HEAD >/dev/null 2>&1; then
             echo "| commit | $(git rev-parse HEAD) |"
             echo "| uncommitted changes | $(git status --porcelain | wc -l | tr -d ' ') paths (\`git status --porcelain\`) |"
+        elif [[ -n ${SOURCE_COMMIT:-} ]]; then  # a copy of the tree without .git: the caller names its commit
+            echo "| commit | $SOURCE_COMMIT (named by SOURCE_COMMIT: this copy has no .git; the source digest below checks it) |"
         else
             echo "| commit | unknown: no git repository here (see the source digest) |"
         fi
