@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -143,15 +144,36 @@ def from_hf_state_dict(model: torch.nn.Module, hf_state: dict[str, torch.Tensor]
 def load_weights(folder: Path) -> dict[str, torch.Tensor]:
     """Read the tensors of a Hugging Face folder: one safetensors file, a sharded one, or a
     PyTorch `.bin` read with weights_only=True (tensors only, no code)."""
+    folder = Path(folder)
     if (folder / "model.safetensors").is_file():
-        return load_file(folder / "model.safetensors")
+        return read_tensors(folder / "model.safetensors")
     if (index := folder / "model.safetensors.index.json").is_file():
-        shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
-        return {k: v for shard in shards for k, v in load_file(folder / shard).items()}
+        try:
+            shards = sorted(set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values()))
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise CheckpointError(f"{index} is damaged or incomplete ({type(e).__name__}: {e}); {REFETCH}") from None
+        if missing := [shard for shard in shards if not (folder / shard).is_file()]:
+            raise CheckpointError(f"{index} lists {', '.join(missing)}, missing from {folder}; {REFETCH}")
+        return {k: v for shard in shards for k, v in read_tensors(folder / shard).items()}
     if (folder / "pytorch_model.bin").is_file():
-        return torch.load(folder / "pytorch_model.bin", map_location="cpu", weights_only=True)
+        return read_tensors(folder / "pytorch_model.bin")
     raise FileNotFoundError(f"{folder} has no model.safetensors, model.safetensors.index.json "
                             "or pytorch_model.bin")
+
+
+REFETCH = "download it again, or export it again from the model that made it (save_pretrained)"
+
+
+def read_tensors(path: Path) -> dict[str, torch.Tensor]:
+    """One weights file's tensors; a file cut short (an interrupted download or copy) or otherwise
+    unreadable is a CheckpointError naming it, not a traceback from deep inside the reader."""
+    try:
+        if path.suffix == ".bin":
+            return torch.load(path, map_location="cpu", weights_only=True)
+        return load_file(path)
+    except Exception as e:  # safetensors' SafetensorError; torch.load's RuntimeError, EOFError, UnpicklingError
+        raise CheckpointError(f"{path} is damaged or incomplete ({path.stat().st_size:,} bytes; "
+                              f"{type(e).__name__}: {str(e)[:200]}); {REFETCH}") from None
 
 
 def with_overrides(config: BertConfig, overrides: dict) -> BertConfig:
@@ -189,4 +211,13 @@ class PretrainedMixin:
         folder.mkdir(parents=True, exist_ok=True)
         self.config.to_json_file(folder / "config.json", architectures=[self.hf_architecture])
         save_file(to_hf_state_dict(self, state_dict), folder / "model.safetensors", metadata={"format": "pt"})
+        usual_mode(folder / "model.safetensors")
         return folder
+
+
+def usual_mode(path: Path) -> None:
+    """Give a file the permissions a new file gets (0644 under the usual umask 022). safetensors
+    writes through a private temporary file, so its files come out readable by their owner only."""
+    mask = os.umask(0o077)  # read the umask (briefly a strict one: a file made meanwhile stays private)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)

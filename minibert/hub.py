@@ -14,6 +14,7 @@ downloaded again.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import shutil
@@ -54,19 +55,64 @@ def minilm_path() -> Path:
 
 
 def resolve(name_or_path: str | os.PathLike, what: str = CHECKPOINT_FOLDER) -> Path:
-    """A local folder as is; otherwise a Hugging Face Hub repo id, downloaded (and cached) once."""
-    path = Path(name_or_path)
+    """A local folder as is; otherwise a Hugging Face Hub repo id, downloaded (and cached) once.
+    A name that is neither is one FileNotFoundError: a misspelt folder says which was meant; a
+    failed download says whether the Hub has no such repo or could not be reached."""
+    path = Path(name_or_path).expanduser()
     if path.is_dir():
         return path
-    if path.exists() or str(name_or_path).startswith((".", "/", "~")) or str(name_or_path).count("/") > 1:
-        raise FileNotFoundError(f"{name_or_path} is not {what}")
+    local = path.exists() or str(name_or_path).startswith((".", "/", "~")) or str(name_or_path).count("/") > 1
+    if local or nearby(path):  # a path, or a folder here misspelt: never a Hub id
+        raise FileNotFoundError(f"{name_or_path} is not {what}{nearby(path)}")
     from huggingface_hub import snapshot_download
     try:
         return Path(snapshot_download(str(name_or_path), allow_patterns=[
             "config.json", "*.safetensors", "model.safetensors.index.json", "vocab.txt", "tokenizer*.json"]))
     except Exception as e:
-        raise OSError(f"{name_or_path!r} is not a local folder, and downloading it from the Hugging "
-                      f"Face Hub failed ({type(e).__name__}: {e}). Offline, pass the path of {what}.") from None
+        raise FileNotFoundError(f"{str(name_or_path)!r} is not a local folder, and downloading it from the Hugging "
+                                f"Face Hub failed: {hub_failure(str(name_or_path), e)}. Check the name; offline, "
+                                f"pass the path of {what}.") from None
+
+
+def nearby(path: Path) -> str:
+    """" (did you mean models/course?)" when `path`'s folder is here and holds a folder of a close name."""
+    if path.parent == Path(".") or not path.parent.is_dir():
+        return ""
+    close = difflib.get_close_matches(path.name, [p.name for p in path.parent.iterdir() if p.is_dir()], n=1)
+    return f" (did you mean {path.parent / close[0]}?)" if close else ""
+
+
+def hub_failure(repo_id: str, error: Exception) -> str:
+    """Why a Hub download failed, in words: no such repo, or no Hub to ask (offline, unreachable)."""
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
+    said = " ".join(str(error).split())[:160]  # one line: the Hub's messages span several
+    if isinstance(error, GatedRepoError):
+        return f"{repo_id!r} is gated: accept its terms on huggingface.co and log in (`hf auth login`)"
+    if isinstance(error, RepositoryNotFoundError):
+        return f"the Hub has no repo {repo_id!r} (or it is private: log in with `hf auth login`)"
+    if hub_offline():
+        return f"HF_HUB_OFFLINE is set and no copy of {repo_id!r} is cached"
+    return f"the Hub could not be reached, or has no such repo ({type(error).__name__}: {said})"
+
+
+def hub_offline() -> bool:
+    """Whether the Hugging Face libraries were told to stay offline (HF_HUB_OFFLINE=1, as they read it)."""
+    from huggingface_hub import constants
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def hub_unreachable(timeout: float = 3.0) -> str | None:
+    """None if the Hugging Face Hub answers within `timeout` seconds, else why not. Asked once, through
+    huggingface_hub's own HTTP session (its proxies and certificates), with no retries: offline, the
+    `datasets` library would otherwise retry for about 25 seconds before giving up."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import get_session
+    try:
+        get_session().head(constants.ENDPOINT, timeout=timeout)
+    except Exception as e:  # any answer at all (even an error status) means the Hub is there
+        return f"{constants.ENDPOINT} gave no answer in {timeout:g} s: {type(e).__name__}: " \
+               f"{' '.join(str(e).split())[:160]}"
+    return None
 
 
 @dataclass(frozen=True)

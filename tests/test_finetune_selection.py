@@ -76,10 +76,10 @@ def test_the_record_holds_the_selection_and_no_single_rate(data_dir, tmp_path, m
     (["--select-lr", "1e-3,fast"], r"--select-lr '1e-3,fast': 'fast' is not a positive learning rate"),
     (["--select-lr", "1e-3,-1"], r"'-1' is not a positive learning rate"),
     (["--samples", "2"], r"--samples 2 draws samples of --max-train-examples examples; give it too"),
-    (["--samples", "0"], r"--samples 0: give 1 or more"),
+    (["--samples", "0"], r"--samples must be a positive integer \(got 0\)"),
     (["--grid", "--select-lr", "1e-3"], r"--grid runs A.3's grid on one sample; --select-lr and --samples"),
     (["--sample", "1"], r"sample=1 draws another sample of max_train_examples examples; give --max-train-examples"),
-    (["--eval-split", "valid"], r"eval_split: dev\|test\|train-slice"),
+    (["--eval-split", "valid"], r"--eval-split must be one of dev, test, train-slice \(got 'valid'\)"),
 ])
 def test_a_bad_choice_of_samples_or_rates_is_refused_before_any_run(flags, message, data_dir, tmp_path):  # noqa: F811
     with pytest.raises(SystemExit, match=message):

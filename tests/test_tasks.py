@@ -568,6 +568,7 @@ def test_benchmarks_through_datasets_and_without_it(monkeypatch):
         return [{"id": "x", "title": "t", "context": "Ahab and Starbuck.", "question": "Who?",
                  "answers": {"text": ["Starbuck"], "answer_start": [9]}}]
     monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=load_dataset))
+    monkeypatch.setattr(hub, "hub_unreachable", lambda: None)  # the Hub answers, as it does online
     assert load_task("glue-mnli-mismatched", "dev") == [{"id": "dev-0", "text": "P.", "text_pair": "H.", "label": 2}]
     assert load_task("squad-v2.0", "train")[0]["answers"] == {"text": ["Starbuck"], "answer_start": [9]}
     assert asked == [("nyu-mll/glue", "mnli", "validation_mismatched"), ("rajpurkar/squad_v2", None, "train")]

@@ -13,20 +13,25 @@ import sys
 from pathlib import Path
 
 from ..checkpoint import CheckpointError
-from ..config import ConfigError
+from ..config import ConfigError, at_least, check_settings
 from ..pretrain import TrainingDiverged
+from ..training.cli import as_flag
 from .budget import BUDGETS, budget
 from .run import run_tables
 from .store import RESULTS, ResultsError, progress, summary
 from .tables import TABLES
 
+SEEDS = at_least(1, "the number of seeds, 0 ... N-1, each pre-training and fine-tuning every variant anew; "
+                    f"the short budget has {len(BUDGETS['short'].seeds)}")
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m minibert.ablations", description=__doc__.split("\n")[2].strip(),
+    about = " ".join(__doc__.split("\n\n")[1].split())  # the docstring's second paragraph, whole
+    p = argparse.ArgumentParser(prog="python -m minibert.ablations", description=about,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("tables", nargs="+", metavar="TABLE", help=f"any of {', '.join(TABLES)}, or 'all'")
     p.add_argument("--budget", default="short", help=f"one of {', '.join(BUDGETS)} (minibert/ablations/budget.py)")
-    p.add_argument("--seeds", type=int, default=None, help="how many seeds (0, 1, ...); default: the budget's")
+    p.add_argument("--seeds", type=int, default=None, help=f"{SEEDS.text}: {SEEDS.why} (without it: the budget's)")
     p.add_argument("--out-dir", default="runs/ablations", help="where the pre-trained and fine-tuned models go")
     p.add_argument("--results", default=str(RESULTS), help="where the tables' results files go")
     p.add_argument("--status", action="store_true", help="only say how much of each table is filled")
@@ -47,7 +52,9 @@ def main(argv: list[str] | None = None) -> None:
         k, _, n = args.worker.partition("/")
         if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
             raise ConfigError(f"--worker {args.worker!r}: give K/N with 0 <= K < N, e.g. 0/2 and 1/2 for two processes")
-        chosen = budget(args.budget, **({"seeds": tuple(range(args.seeds))} if args.seeds else {}))
+        if args.seeds is not None:
+            check_settings({"seeds": args.seeds}, {"seeds": SEEDS}, names=as_flag)
+        chosen = budget(args.budget, **({"seeds": tuple(range(args.seeds))} if args.seeds is not None else {}))
         if args.status or args.summary:
             print(progress(tables, chosen, args.results))
             for t in tables if args.summary else ():

@@ -9,7 +9,6 @@ last checkpoint (exactly, see `minibert.pretrain`); fine-tuning runs that finish
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from ..finetune import FinetuneConfig, finetune
 from ..finetune.feature_based import feature_based
 from ..finetune.sweep import finished
 from ..pretrain import heldout_metrics, pretrain, read_log, recipe
+from ..training.resume import completed
 from .budget import Budget
 from .tables import Measure, Row, Table
 
@@ -54,10 +54,9 @@ def pretrained_model(row: Row, budget: Budget, seed: int, out: Path) -> tuple[st
             return str(folder / "final"), {k: v for k, v in end[-1].items() if k not in ("kind",)}
         raise FileExistsError(f"{folder} holds a pre-training run of other settings; remove it or choose "
                               "another --out-dir (nothing was changed)")
-    checkpoints = sorted(folder.glob("checkpoint-*"))
-    if (folder / "log.jsonl").exists() and not checkpoints:
-        shutil.rmtree(folder)  # killed before its first checkpoint: start again
-    pretrain(cfg, resume="auto" if checkpoints else None, command="python -m minibert.ablations")
+    # Killed part-way: continue from its last checkpoint; killed before its first, start again (the
+    # loop sets the failed run's log aside).
+    pretrain(cfg, resume="auto" if completed(folder) else None, command="python -m minibert.ablations")
     (folder / "pretrain_config.json").write_text(cfg.to_json(), encoding="utf-8")
     end = [r for r in read_log(folder) if r["kind"] == "end"][-1]
     return str(folder / "final"), {k: v for k, v in end.items() if k != "kind"}
@@ -106,7 +105,8 @@ def run_cell(table: Table, row: Row, seed: int, budget: Budget, out: Path, cache
             if combination:
                 metrics = feature_based(cfg, combination, cache=cache)["metrics"]
             else:
-                metrics = (finished(cfg) or finetune(cfg, command="python -m minibert.ablations"))["metrics"]
+                metrics = (finished(cfg) or finetune(cfg, command="python -m minibert.ablations",
+                                                     restart=True))["metrics"]
         cell["metrics"][measure.name] = metrics
         cell["scores"][measure.name] = metrics[measure.metric]
         cell["seconds"][measure.name] = round(time.perf_counter() - t0, 1)

@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from ..hub import fetch
+from ..hub import fetch, hub_offline, hub_unreachable
 from . import moby_dick, wikipedia
 from .build import bert_format
 from .common import CorpusError, Document, Tally, squeeze, tidy_sentences
+from .records import check_text, missing_field, open_local, parsed
 from .sentences import split_sentences
 from .wikitext import to_paragraphs
 
@@ -126,6 +127,9 @@ def open_stream(source_or_path, *, data_files=None, revision: str | None = None)
     "parquet", "text") with its `data_files`."""
     if data_files is None and isinstance(source_or_path, str) and source_or_path in HUB_SOURCES:
         s, datasets = HUB_SOURCES[source_or_path], _datasets()
+        if not hub_offline() and (why := hub_unreachable()):  # else `datasets` retries for ~25 s first
+            raise CorpusError(f"{source_or_path}: the Hugging Face Hub cannot be reached ({why}), so `datasets` "
+                              f"cannot open {s.path}. Offline, pass local files (`... corpus sample` makes some)")
         try:
             return datasets.load_dataset(s.path, s.name, split="train", streaming=True, revision=revision or s.revision)
         except Exception as e:  # offline, or the Hub moved: say what was tried
@@ -136,12 +140,7 @@ def open_stream(source_or_path, *, data_files=None, revision: str | None = None)
         builder, files = str(source_or_path), [data_files] if isinstance(data_files, (str, Path)) else data_files
     else:
         builder, files = local_files(source_or_path)  # a mistaken name or path is named before the import
-    return _datasets().load_dataset(builder, data_files=[str(f) for f in files], split="train", streaming=True)
-
-
-def _missing_field(field: str, fields) -> CorpusError:
-    return CorpusError(f"the records have no field {field!r}; their fields are {sorted(fields)}: pass the one "
-                       "that holds the text as text_field= (--text-field)")
+    return open_local(_datasets().load_dataset, builder, [Path(f) for f in files])
 
 
 def stream_documents(dataset, *, source: str = "wikipedia", text_field: str | None = None, rank: int = 0,
@@ -154,7 +153,7 @@ def stream_documents(dataset, *, source: str = "wikipedia", text_field: str | No
     recipe = hub_source(source)
     field = text_field or recipe.text_field
     if dataset.column_names is not None and field not in dataset.column_names:
-        raise _missing_field(field, dataset.column_names)  # known up front for json and parquet
+        raise missing_field(field, dataset.column_names)  # known up front for json and parquet
     tally = Tally() if tally is None else tally
     _datasets()  # installed, or say how to install it
     from datasets.distributed import split_dataset_by_node
@@ -166,21 +165,23 @@ def stream_documents(dataset, *, source: str = "wikipedia", text_field: str | No
         # whole stream and keeps its runs: the parts do not depend on how the files fall.
         n = recipe.sentences_per_document
         runs = split_dataset_by_node(dataset.batch(n), rank=rank, world_size=world, strategy="examples")
-        return _runs(runs, source, field, n, rank, world, tally)
+        return _runs(parsed(runs, dataset), source, field, n, rank, world, tally)
     # A record is a document. When the number of files (dataset.num_shards) is a multiple of world,
     # split_dataset_by_node gives each process whole files (file i to rank i % world), and each
     # reads only its own; otherwise every process reads every file and keeps every world-th record.
     # Either way the parts together hold each document once. Choose a world that divides the
     # number of files to spare the reading (wikimedia/wikipedia: see dataset.num_shards).
-    return _articles(split_dataset_by_node(dataset, rank=rank, world_size=world), source, field, rank, tally)
+    return _articles(parsed(split_dataset_by_node(dataset, rank=rank, world_size=world), dataset), source, field,
+                     rank, tally)
 
 
 def _articles(records, source: str, field: str, rank: int, tally: Tally) -> Iterator[Document]:
     for n, record in enumerate(records):
         if field not in record:
-            raise _missing_field(field, record)
+            raise missing_field(field, record)
         doc_id, title = str(record.get("id", f"{rank}-{n}")), str(record.get("title") or "")
         where = f"{doc_id} {title}".strip()
+        check_text(field, [record[field]], f"record {where!r}")
         sentences = article_sentences(record[field] or "", where, tally)
         if sentences:
             yield Document(source, doc_id, title, sentences, link=str(record.get("url") or ""))
@@ -205,9 +206,10 @@ def article_sentences(text: str, where: str, tally: Tally) -> list[str]:
 def _runs(runs, source: str, field: str, n: int, rank: int, world: int, tally: Tally) -> Iterator[Document]:
     for k, run in enumerate(runs):
         if field not in run:
-            raise _missing_field(field, run)
+            raise missing_field(field, run)
         first = (k * world + rank) * n  # run k of this process is run k·world + rank of the stream
         where = f"records {first}-{first + len(run[field]) - 1}"
+        check_text(field, run[field], where)
         lines = [squeeze(text or "") for text in run[field]]
         if empty := lines.count(""):
             tally.drop("records: empty", where, n=empty)

@@ -15,15 +15,20 @@ import sys
 from pathlib import Path
 
 from ..checkpoint import CheckpointError
-from ..config import ConfigError
+from ..config import ConfigError, at_least, check_settings
 from ..inputs import InputError
 from ..tasks import TASKS, TaskError
 from ..tokenizer import TokenizerError
-from ..training.cli import add_flags, fields_of, parse_known
+from ..training.cli import add_flags, as_flag, fields_of, parse_known, settings_help
 from ..training.watchdog import TrainingDiverged
-from .recipes import GRID, MODELS, FinetuneConfig
+from .recipes import GRID, MODELS, RULES, FinetuneConfig
 from .results import ResultsError, record, results_path
 from .sweep import selected_sweep, sweep, table
+
+# The command's own counts (the run's settings are FinetuneConfig's, with their rules in recipes.py).
+COUNTS = {"seeds": at_least(1, "the number of runs of each setting (seeds seed, seed+1, ...); Table 6 averages 5"),
+          "samples": at_least(1, "the number of training samples drawn, each run --seeds times"),
+          "select_seeds": at_least(1, "the number of runs of each learning rate when choosing one")}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -44,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
                    help="keep the runs that already finished in --out-dir; start the others (again)")
     p.add_argument("--record", metavar="NAME", default=None,
                    help="also store every run, with its provenance, in results/finetune/NAME.json (for the chapters)")
-    add_flags(p, FinetuneConfig, FinetuneConfig())
+    add_flags(p, FinetuneConfig, FinetuneConfig(), helps=settings_help(FinetuneConfig, RULES))
     return p
 
 
@@ -52,9 +57,8 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = parse_known(parser(), argv)
-        for flag in ("seeds", "samples", "select_seeds"):
-            if getattr(args, flag) < 1:
-                raise ConfigError(f"--{flag.replace('_', '-')} {getattr(args, flag)}: give 1 or more")
+        check_settings({k: getattr(args, k) for k in COUNTS}, COUNTS, names=as_flag)
+        check_settings(fields_of(args, FinetuneConfig), RULES, FinetuneConfig, names=as_flag)
         lrs = learning_rates(args.select_lr)
         if args.grid and (lrs or args.samples > 1):
             raise ConfigError("--grid runs A.3's grid on one sample; --select-lr and --samples are another way "
@@ -79,10 +83,18 @@ def main(argv: list[str] | None = None) -> None:
             print(f"stored in {path}")
     except (ConfigError, ResultsError, TaskError, CheckpointError, InputError, TokenizerError, FileExistsError,
             FileNotFoundError, TrainingDiverged) as e:
-        sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback
+        sys.exit(f"error: {e}{flag_hint(e)}")  # a mistake to fix, not a crash: the message says what, no traceback
     Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
     (Path(cfg.out_dir) / "sweep.json").write_text(json.dumps(runs, indent=2) + "\n", encoding="utf-8")
     print(table(runs))
+
+
+def flag_hint(error: Exception) -> str:
+    """The flag that does what an error's advice does in Python: a checkpoint fine-tuned for
+    another label count gets a fresh head with --ignore-mismatched-heads."""
+    if isinstance(error, CheckpointError) and "ignore_mismatched_heads=True" in str(error):
+        return "; on the command line, add --ignore-mismatched-heads"
+    return ""
 
 
 def learning_rates(text: str | None) -> list[float] | None:

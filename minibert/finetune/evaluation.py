@@ -4,6 +4,12 @@ Predictions are read off the logits per kind: the arg-max class (or the score it
 regression), the tag of each word's first piece, the best span merged over the windows of the
 context (`spans.py`), the arg-max over the choices. For tagging, a sentence longer than the window
 is scored on the words that fit (the rest were never seen by the model).
+
+A split without labels (GLUE's and SWAG's test sets: their labels are kept secret) is never scored;
+`predictions` gives what a benchmark's server scores instead:
+
+    model = BertForSequenceClassification.from_pretrained("runs/finetune/.../model")
+    predictions(model, TASKS["glue-rte"], load_task("glue-rte", "test", data_dir), tokenizer, cfg)
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from ..tasks import TaskError
+from ..tasks.common import unlabelled
 from .features import collate, encode
 from .metrics import compute, squad_scores
 from .spans import best_threshold, span_predictions, window_answers
@@ -44,43 +52,78 @@ def _join(parts: list[torch.Tensor], tokenwise: bool) -> torch.Tensor:
     return torch.cat([F.pad(p, (0, 0) * (p.dim() - 2) + (0, T - p.shape[1]), value=fill) for p in parts])
 
 
+def check_scorable(task, examples: list[dict], split: str = "the split") -> None:
+    """Refuse to score examples without labels (a benchmark's test split): their "accuracy" would be 0."""
+    if missing := unlabelled(task, examples):
+        why = f"; {task.plays}'s test labels are kept secret" if task.hub is not None else ", label -1"
+        raise TaskError(
+            f"{task.name}: {split} has no labels ({len(missing)} of its {len(examples)} examples, e.g. "
+            f"{missing[0]['id']!r}{why}), so it cannot be scored: score on --eval-split dev (or train-slice). "
+            "To predict it, load the fine-tuned model from the run's model/ folder and call "
+            "minibert.finetune.evaluation.predictions")
+
+
+def logits_of(model, task, examples: list[dict], tokenizer, cfg) -> tuple[list[dict], list[torch.Tensor]]:
+    """The features of `examples` and the model's logits for them (start and end for spans)."""
+    settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
+    features = encode(task.kind, examples, tokenizer, **settings)
+    return features, predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
+                             tokenwise=task.kind in ("tagging", "span"), unpad=cfg.unpad)
+
+
+def predictions(model, task, examples: list[dict], tokenizer, cfg) -> dict:
+    """Each example's prediction by its id, unscored (no label is read): the class (or score), the
+    tags of its words, the choice; for spans the answer, its score and the no-answer score. `cfg`
+    gives the feature settings, batch_size, unpad and max_answer_length (a FinetuneConfig)."""
+    features, logits = logits_of(model, task, examples, tokenizer, cfg)
+    if task.kind == "span":
+        return span_predictions(window_answers(*logits, features, max_answer_length=cfg.max_answer_length), examples)
+    (logits,) = logits
+    values = word_tags(task, features, logits) if task.kind == "tagging" else class_values(task, logits)
+    return {e["id"]: v for e, v in zip(examples, values)}
+
+
 def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | None = None) -> dict:
     """The task's metric (and, for SQuAD-2.0-style data, the no-answer threshold chosen on it).
     `keep`, if given, is filled with each example's prediction by its id: the class (or score), the
     tags of its words, the choice; for spans the best span's text, its score and the no-answer
     score, from which §4.3's threshold is chosen (Google's run_squad.py writes the same two files)."""
-    settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
-    features = encode(task.kind, examples, tokenizer, **settings)
-    logits = predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
-                     tokenwise=task.kind in ("tagging", "span"), unpad=cfg.unpad)
+    check_scorable(task, examples)
+    features, logits = logits_of(model, task, examples, tokenizer, cfg)
     keep = {} if keep is None else keep
     if task.kind == "span":
         windows = window_answers(*logits, features, max_answer_length=cfg.max_answer_length)
-        predictions = span_predictions(windows, examples)
-        keep.update(predictions)
+        answers = span_predictions(windows, examples)
+        keep.update(answers)
         references = {e["id"]: e["answers"]["text"] for e in examples}
-        scores = squad_scores({i: p["answer"] for i, p in predictions.items()}, references)
+        scores = squad_scores({i: p["answer"] for i, p in answers.items()}, references)
         if any(not gold for gold in references.values()):  # SQuAD 2.0: questions without an answer
-            tau, best_f1 = best_threshold(predictions, references)
+            tau, best_f1 = best_threshold(answers, references)
             scores.update(no_answer_threshold=tau, best_f1=best_f1)
         return scores
     (logits,) = logits
     if task.kind == "tagging":
         return tag_scores(task, features, logits, examples, keep)
-    labels = [e["label"] for e in examples]
-    if task.labels is None and task.kind == "pair":  # regression: the score itself
-        keep.update({e["id"]: v for e, v in zip(examples, logits[:, 0].tolist())})
-        return compute(task.metric, logits[:, 0].tolist(), labels)
-    keep.update({e["id"]: v for e, v in zip(examples, logits.argmax(-1).tolist())})
-    return compute(task.metric, logits.argmax(-1).tolist(), labels)
+    values = class_values(task, logits)
+    keep.update({e["id"]: v for e, v in zip(examples, values)})
+    return compute(task.metric, values, [e["label"] for e in examples])
+
+
+def class_values(task, logits: torch.Tensor) -> list:
+    """The arg-max class (or choice) of each row; for regression, the score itself."""
+    return (logits[:, 0] if task.labels is None and task.kind == "pair" else logits.argmax(-1)).tolist()
+
+
+def word_tags(task, features: list[dict], logits: torch.Tensor) -> list[list[str]]:
+    """From (n, T, K) logits, each example's tags: one per word that fits, read on its first piece."""
+    return [[task.labels[tag] for w, tag in zip(f["word_ids"], row) if w is not None]
+            for f, row in zip(features, logits.argmax(-1).tolist())]
 
 
 def tag_scores(task, features: list[dict], logits: torch.Tensor, examples: list[dict], keep: dict) -> dict:
-    """The tagging metric from (n, T, K) logits: each word's tag is read on its first piece."""
-    predicted, gold = [], []
-    for f, row, e in zip(features, logits.argmax(-1).tolist(), examples):
-        words = [(w, tag) for w, tag in zip(f["word_ids"], row) if w is not None]
-        predicted.append([task.labels[tag] for _, tag in words])
-        gold.append([task.labels[e["tags"][w]] for w, _ in words])
-        keep[e["id"]] = predicted[-1]
+    """The tagging metric from (n, T, K) logits: each word's tag is read on its first piece. The
+    words that fit the window are a sentence's first ones, so the gold tags are cut to as many."""
+    predicted = word_tags(task, features, logits)
+    keep.update({e["id"]: tags for e, tags in zip(examples, predicted)})
+    gold = [[task.labels[t] for t in e["tags"][:len(tags)]] for e, tags in zip(examples, predicted)]
     return compute(task.metric, predicted, gold)

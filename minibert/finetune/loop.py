@@ -29,6 +29,7 @@ from ..hub import resolve
 from ..tasks import TaskError, get_task, load_task
 from ..tokenizer import Tokenizer
 from ..training.accelerator import device_name, make_accelerator
+from ..training.claim import claimed
 from ..training.log import RunLog
 from ..training.optim import build_optimizer
 from ..training.watchdog import check_finite
@@ -41,21 +42,51 @@ HEADS = {"sentence": BertForSequenceClassification, "pair": BertForSequenceClass
          "tagging": BertForTokenClassification, "span": BertForQuestionAnswering, "choice": BertForMultipleChoice}
 
 
-def finetune(cfg: FinetuneConfig, *, command: str | None = None) -> dict:
+def finetune(cfg: FinetuneConfig, *, command: str | None = None, restart: bool = False) -> dict:
     """Fine-tune `cfg.model` on `cfg.task`; returns the final metrics on `cfg.eval_split`, the same
     after every epoch (`history`), each example's final prediction (`predictions`, also written to
-    out_dir/predictions.json) and the run's facts. Refuses an out_dir that already holds a run
-    (nothing is changed)."""
+    out_dir/predictions.json) and the run's facts. The run claims out_dir first (training/claim.py):
+    a second run into it is refused at once, as is an out_dir that already holds a run or files a
+    run writes (nothing is changed); with `restart`, a run there that did not finish is removed and
+    started again."""
     out = Path(cfg.out_dir)
-    if (out / "log.jsonl").exists():
-        raise FileExistsError(f"{out} already holds a fine-tuning run; choose another --out-dir (nothing was changed)")
+    accelerator = make_accelerator(mixed_precision=cfg.mixed_precision)
+    with claimed(out, accelerator, check=lambda: make_room(out, restart)):
+        return run(cfg, accelerator, command)
+
+
+# What a fine-tuning run writes in its out_dir (and TensorBoard's tensorboard/).
+RUN_FILES = ("log.jsonl", "metrics.json", "predictions.json", "model", "model.tmp")
+
+
+def make_room(out: Path, restart: bool) -> None:
+    """Refuse an out_dir holding a run or a run's files; with `restart`, remove what a run that did
+    not finish (a log, no metrics.json) wrote, and only that."""
+    there = [name for name in RUN_FILES if (out / name).exists()]
+    if not there:
+        return
+    if not restart or "log.jsonl" not in there or "metrics.json" in there:
+        held = "a fine-tuning run" if "log.jsonl" in there else f"{', '.join(there)}, which a fine-tuning run writes"
+        raise FileExistsError(f"{out} already holds {held}; choose another --out-dir (nothing was changed)")
+    print(f"{out}: a run that did not finish; starting it again")
+    for name in there:
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+        else:
+            (out / name).unlink()
+    for events in (out / "tensorboard").glob("events.out.tfevents.*"):
+        events.unlink()
+
+
+def run(cfg: FinetuneConfig, accelerator, command: str | None) -> dict:
+    """The run itself, in an out_dir already claimed."""
+    out = Path(cfg.out_dir)
     task = get_task(cfg.task)  # an unknown name fails here, with the known ones
     train, valid = examples(cfg)
     folder = resolve(model_folder(cfg.model))
     tokenizer = Tokenizer.from_pretrained(folder)
-    accelerator = make_accelerator(mixed_precision=cfg.mixed_precision)
     set_seed(cfg.seed)  # the head's initialisation, dropout, the order of batches: this run's seed
-    model = build_model(task, folder, cfg.init)
+    model = build_model(task, folder, cfg.init, ignore_mismatched_heads=cfg.ignore_mismatched_heads)
     if cfg.bilstm:  # after the seed, so the BiLSTM's draws are this run's
         model.bert = BertWithBiLSTM.on(model.bert)
     if cfg.freeze_encoder:  # the optimizer's groups take only what requires a gradient: the head
@@ -129,7 +160,9 @@ def examples(cfg: FinetuneConfig) -> tuple[list[dict], list[dict]]:
     scored, so a learning rate can be chosen without looking at dev."""
     train = training_examples(cfg)
     if cfg.eval_split != "train-slice":
-        return train, load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]
+        valid = load_task(cfg.task, cfg.eval_split, cfg.data_dir)[:cfg.max_eval_examples]
+        evaluation.check_scorable(get_task(cfg.task), valid, f"the {cfg.eval_split} split")  # before training, not after
+        return train, valid
     held = set(random.Random(f"slice/{cfg.task}/{cfg.sample}").sample(range(len(train)), len(train) // 5))
     if not held:
         raise TaskError(f"eval_split='train-slice' holds out a fifth of the {len(train)} training examples: "
@@ -138,9 +171,11 @@ def examples(cfg: FinetuneConfig) -> tuple[list[dict], list[dict]]:
             [x for i, x in enumerate(train) if i in held][:cfg.max_eval_examples])
 
 
-def build_model(task, folder: Path, init: str):
+def build_model(task, folder: Path, init: str, *, ignore_mismatched_heads: bool = False):
     """The task's head on the encoder in `folder`: its pre-trained weights, or (init="random") the
-    same architecture freshly initialised, the paper's baseline for what pre-training buys."""
+    same architecture freshly initialised, the paper's baseline for what pre-training buys. A
+    classifier trained for another label count is an error, or, with `ignore_mismatched_heads`,
+    replaced by a fresh one."""
     head = HEADS[task.kind]
     labels = {}
     if task.kind in ("sentence", "pair", "tagging"):
@@ -148,7 +183,7 @@ def build_model(task, folder: Path, init: str):
                   else {"num_labels": 1, "problem_type": "regression"})
     if init == "random":
         return head(with_overrides(BertConfig.from_json_file(folder / "config.json"), labels))
-    return head.from_pretrained(folder, **labels).train()
+    return head.from_pretrained(folder, ignore_mismatched_heads=ignore_mismatched_heads, **labels).train()
 
 
 def feature_settings(cfg: FinetuneConfig) -> dict:
@@ -157,7 +192,8 @@ def feature_settings(cfg: FinetuneConfig) -> dict:
 
 def save(model, tokenizer, out: Path, metrics: dict, facts: dict, seconds: float) -> None:
     """out/model (weights, config.json, tokenizer) and out/metrics.json, each written whole: into a
-    temporary folder first, then renamed, so an interrupted run leaves no half-written model."""
+    temporary folder first, then renamed, so an interrupted run leaves no half-written model. (Both
+    folders are this run's: `make_room` refused an out_dir that held either.)"""
     tmp = out / "model.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)

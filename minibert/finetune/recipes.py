@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import ConfigError
+from ..config import SEED, ConfigError, Rule, above, at_least, check_settings, did_you_mean, one_of, within
 from ..paper import FINETUNING
 
 # Names for the pre-trained encoders the course ships: the real weights, and its own model.
@@ -34,6 +34,10 @@ class FinetuneConfig:
     task: str = "sentiment"  # a name from minibert.tasks.TASKS
     model: str = "minilm"  # "minilm", "course", a checkpoint folder or a Hugging Face Hub id
     init: str = "pretrained"  # "pretrained": the model's weights; "random": its architecture, fresh weights
+    # A checkpoint whose classifier was trained for another number of labels (a model fine-tuned on
+    # another task): start a fresh head for this task's labels. Off, it is an error that says so
+    # (transformers' ignore_mismatched_sizes).
+    ignore_mismatched_heads: bool = False
     freeze_encoder: bool = False  # train the head alone on fixed features (a first look at §5.3's feature-based way)
     bilstm: bool = False  # a fresh BiLSTM between the encoder and the head (Table 5's "LTR & No NSP + BiLSTM")
     data_dir: str | None = None  # the task's files (default: data/tasks/<task> for the course's tasks)
@@ -65,19 +69,7 @@ class FinetuneConfig:
     tensorboard: bool = False
 
     def __post_init__(self):
-        checks = {"init": self.init in ("pretrained", "random"), "eval_split": self.eval_split in EVAL_SPLITS,
-                  "sample": self.sample >= 0,
-                  "batch_size": self.batch_size >= 1, "epochs": self.epochs >= 1, "lr": self.lr > 0,
-                  "warmup_proportion": 0 <= self.warmup_proportion < 1, "max_seq_length": self.max_seq_length >= 8,
-                  "doc_stride": self.doc_stride >= 1, "log_every": self.log_every >= 1,
-                  "mixed_precision": self.mixed_precision in ("auto", "no", "bf16", "fp16")}
-        for name in ("max_train_examples", "max_eval_examples"):
-            checks[name] = getattr(self, name) is None or getattr(self, name) >= 1
-        bad = [name for name, ok in checks.items() if not ok]
-        if bad:
-            raise ConfigError("invalid setting(s): " + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad)
-                              + " (see `python -m minibert.finetune --help`; init: pretrained|random; "
-                              f"eval_split: {'|'.join(EVAL_SPLITS)}; sample: 0, 1, ...)")
+        check_settings(vars(self), RULES, FinetuneConfig)
         if self.sample and self.max_train_examples is None:
             raise ConfigError(f"sample={self.sample} draws another sample of max_train_examples examples; "
                               "give --max-train-examples too (without it every run trains on the whole split)")
@@ -87,6 +79,36 @@ class FinetuneConfig:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+# Each setting's rule, one place for `FinetuneConfig(...)` and the command line (the other fields
+# are checked by their type). The values quoted are the paper's (A.3) and Google's run_squad.py.
+RULES: dict[str, Rule] = {
+    "init": one_of(("pretrained", "random"), "the encoder's start: its pre-trained weights, or fresh ones "
+                                             "(the baseline for what pre-training buys)"),
+    "ignore_mismatched_heads": Rule("true or false", lambda v: isinstance(v, bool),
+                                    "the switch that gives a fresh head to a checkpoint whose classifier has "
+                                    "another label count (transformers' ignore_mismatched_sizes)"),
+    "max_train_examples": at_least(1, "the size of a seeded sample of the training split; none: all of it"),
+    "sample": at_least(0, "which sample of max_train_examples examples is drawn: 0, 1, ..."),
+    "max_eval_examples": at_least(1, "how many of the evaluation split's first examples are scored; none: all"),
+    "eval_split": one_of(EVAL_SPLITS, "the split scored: dev; test once, for the final number; or train-slice, a "
+                                      "held-out fifth of the training examples"),
+    "max_seq_length": at_least(8, "tokens per example, [CLS] and [SEP]s included; BERT uses 128 (384 for SQuAD)"),
+    "doc_stride": at_least(1, "the tokens between the starts of two windows of a long context; Google uses 128"),
+    "max_query_length": at_least(1, "the most tokens of a question that are kept; Google uses 64"),
+    "max_answer_length": at_least(1, "the most tokens of a predicted answer; Google uses 30"),
+    "batch_size": at_least(1, "examples per optimizer step; A.3 uses 16 or 32"),
+    "lr": above(0, "the peak learning rate; A.3 uses 5e-5, 3e-5 or 2e-5"),
+    "epochs": at_least(1, "the passes over the training examples; A.3 uses 2, 3 or 4"),
+    "warmup_proportion": within(0, 1, "the share of the steps spent warming up; Google uses 0.1"),
+    "weight_decay": above(0, "AdamW's decoupled weight decay; BERT uses 0.01", or_equal=True),
+    "max_grad_norm": above(0, "the clipping threshold on the gradients' global norm; BERT uses 1.0"),
+    "mixed_precision": one_of(("auto", "no", "bf16", "fp16"),
+                              "the autocast dtype (auto: bf16 on a GPU that has it, else no)"),
+    "seed": SEED,
+    "log_every": at_least(1, "the steps between two lines of the training log"),
+}
 
 
 def model_folder(name: str) -> str:
@@ -99,6 +121,9 @@ def model_folder(name: str) -> str:
         if not (folder / "config.json").is_file():
             raise FileNotFoundError(f"the course model is not at {folder}; it ships with the repository")
         return str(folder)
+    if not Path(name).expanduser().exists() and (hint := did_you_mean(name, MODELS)) != repr(name):
+        raise ConfigError(f"model {hint} is not a folder, nor one of the course's names ({', '.join(MODELS)}); "
+                          "give one of them, a checkpoint folder or a Hugging Face Hub id")  # misspelt: not sent to the Hub
     return name
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import statistics
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, co
         for k in range(seeds):
             seed = base.seed + k
             run = dataclasses.replace(cfg, seed=seed, out_dir=str(Path(base.out_dir) / name / f"seed-{seed}"))
-            result = (finished(run) if resume else None) or finetune(run, command=command)
+            result = (finished(run) if resume else None) or finetune(run, command=command, restart=resume)
             runs.append({"setting": name, "seed": seed, "metrics": result["metrics"], "history": result["history"],
                          "seconds": result["seconds"]})
             if result["task_kind"] == "span":  # small, and what SQuAD 2.0's threshold is chosen from
@@ -72,8 +71,9 @@ def selected_sweep(base: FinetuneConfig, *, seeds: int, samples: int = 1, lrs: l
 
 
 def finished(run: FinetuneConfig) -> dict | None:
-    """A finished run's result, read from its folder; None if it never finished there (what a killed
-    run left is removed, so it starts again). A folder holding a run of other settings is an error."""
+    """A finished run's result, read from its folder; None if it never finished there (then
+    `finetune(run, restart=True)` removes what a killed run left, and starts it again). A folder
+    holding a run of other settings is an error."""
     out = Path(run.out_dir)
     if (out / "metrics.json").is_file():
         stored = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
@@ -88,9 +88,6 @@ def finished(run: FinetuneConfig) -> dict | None:
         kept = out / "predictions.json"  # absent in a folder written before predictions were kept
         return {**stored, "history": history,
                 "predictions": json.loads(kept.read_text(encoding="utf-8")) if kept.is_file() else {}}
-    if (out / "log.jsonl").exists():
-        print(f"{out}: a run that did not finish; starting it again")
-        shutil.rmtree(out)
     return None
 
 

@@ -28,8 +28,10 @@ from ..heads import BertForPreTraining
 from ..hub import resolve
 from ..inputs import IGNORE_INDEX
 from ..tokenizer import load_vocab
+from ..training import export
 from ..training import resume as resume_from
-from ..training.accelerator import accumulation_steps, device_name, make_accelerator, micro_batch_size
+from ..training.accelerator import accumulation_steps, device_name, make_accelerator, micro_batch_size, prepare
+from ..training.claim import claimed
 from ..training.log import RunLog
 from ..training.optim import build_optimizer
 from ..training.watchdog import TrainingDiverged, check_finite
@@ -49,8 +51,29 @@ SETTINGS_FILE = "pretrain_config.json"
 def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None = None,
              command: str | None = None) -> dict:
     """Run (or, with resume="auto" or a checkpoint folder, continue) the run `cfg` describes.
-    Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks)."""
+    Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks).
+    The run claims its folder first (training/claim.py): a second run into it is refused at once,
+    as is anything the run would write over (an existing run, or --export-to's files), before
+    anything is written: a refused run changes nothing."""
     accelerator = make_accelerator(mixed_precision=cfg.mixed_precision, grad_accum=cfg.grad_accum)
+    out = Path(cfg.out_dir)
+    with claimed(out, accelerator, check=lambda: _starting_point(cfg, out, resume)) as checkpoint:
+        return _run(cfg, accelerator, checkpoint, model, command, resume)
+
+
+def _starting_point(cfg, out: Path, resume: str | None) -> Path | None:
+    """The checkpoint to continue from (None: step 0), or a refusal; made under the folder's claim."""
+    export.check_replaceable(out / "final", flag="--out-dir")  # someone's own final/ is never replaced
+    checkpoint = resume_from.start(resume, out)
+    if checkpoint is not None:
+        resume_from.check_compatible(checkpoint, cfg.to_json(), SETTINGS_FILE, MUST_MATCH,
+                                     defaults=json.loads(type(cfg)().to_json()))
+    if cfg.export_to:
+        export.check_replaceable(cfg.export_to, apart_from=out)
+    return checkpoint
+
+
+def _run(cfg, accelerator, checkpoint: Path | None, model, command, resume: str | None) -> dict:
     grad_accum = cfg.grad_accum
     if cfg.micro_batch_tokens:  # sequence-length aware: as many sequences per pass as the tokens allow
         grad_accum = accumulation_steps(cfg.batch_size, cfg.max_seq_length, accelerator.num_processes,
@@ -58,19 +81,11 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
         accelerator.gradient_accumulation_steps = grad_accum
     set_seed(cfg.seed)
     out = Path(cfg.out_dir)
-    if resume is None and (out / "log.jsonl").exists():
-        raise FileExistsError(f"{out} already holds a run; continue it with --resume auto, or choose "
-                              "another --out-dir (nothing was changed)")
-    checkpoint = None
-    if resume is not None:  # refused before anything is written: a refused run changes nothing
-        checkpoint = resume_from.find(resume, cfg.out_dir)
-        resume_from.check_compatible(checkpoint, cfg.to_json(), SETTINGS_FILE, MUST_MATCH,
-                                     defaults=json.loads(type(cfg)().to_json()))
     with accelerator.main_process_first():  # the main process writes the caches, the others read them
         vocab_path = prepare_vocab(cfg)
         train_dir, valid_dir = prepare_shards(cfg, vocab_path, "train"), prepare_shards(cfg, vocab_path, "valid")
     vocab = load_vocab(vocab_path)
-    model = _model(cfg, model, len(vocab), resume)
+    model = _model(cfg, model, len(vocab), checkpoint)
     micro = micro_batch_size(cfg.batch_size, grad_accum, accelerator.num_processes)
     fused = cfg.fused_adamw if cfg.fused_adamw is not None else accelerator.device.type == "cuda"
     optimizer, scheduler = build_optimizer(
@@ -79,7 +94,8 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     model.bert.encoder.gradient_checkpointing = cfg.gradient_checkpointing
     if cfg.compile:  # in place, so the state dict keeps its names; see data.py for the static shapes
         model.bert.encoder.compile(dynamic=None if cfg.unpad else False)
-    model, optimizer, scheduler = _prepare(accelerator, cfg, model, optimizer, scheduler, micro, grad_accum)
+    model, optimizer, scheduler = prepare(accelerator, model, optimizer, scheduler, micro=micro, grad_accum=grad_accum,
+                                          deepspeed=cfg.optimizer == "deepspeed")
     progress = resume_from.Progress()
     accelerator.register_for_checkpointing(progress)
 
@@ -87,8 +103,10 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     if checkpoint is not None:
         accelerator.load_state(str(checkpoint / "state"))
         log.truncate_after(progress.step)
+    elif accelerator.is_main_process and (said := resume_from.set_aside(out, resume)):  # step 0: say why
+        print(f"note: {said}", file=sys.stderr)
     facts = _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command)
-    log.write("run", step=progress.step, tokens=progress.tokens, resumed=resume is not None, **facts)
+    log.write("run", step=progress.step, tokens=progress.tokens, resumed=checkpoint is not None, **facts)
 
     rank, world = accelerator.process_index, accelerator.num_processes
     loop = _Loop(cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path, grad_accum,
@@ -105,42 +123,31 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
     return metrics
 
 
-def _model(cfg, model, vocab_size: int, resume) -> BertForPreTraining:
+def _model(cfg, model, vocab_size: int, checkpoint: Path | None) -> BertForPreTraining:
     model = model or BertForPreTraining(cfg.model_config(vocab_size))
     if model.config.vocab_size != vocab_size:
         raise CheckpointError(f"the model's vocab_size is {model.config.vocab_size}, the vocabulary's {vocab_size}")
-    if cfg.init_from and resume is None:  # phase 2: phase 1's weights; optimizer and schedule afresh
+    if cfg.init_from and checkpoint is None:  # phase 2: phase 1's weights; optimizer and schedule afresh
         from_hf_state_dict(model, load_weights(resolve(cfg.init_from)), strict=True)
     return model
 
 
 def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
-    """final/: the last checkpoint's model and tokenizer, a model card and the log; and a copy at export_to."""
-    final = out / "final"
-    shutil.rmtree(final, ignore_errors=True)
-    shutil.copytree(resume_from.completed(out)[-1] / "model", final)
-    write_card(final, cfg, facts, progress, metrics, command)
-    shutil.copy(log.path, final / "log.jsonl")
-    if cfg.init_from and (Path(cfg.init_from) / "log.jsonl").is_file():  # phase 2: phase 1's curve goes with it
-        shutil.copy(Path(cfg.init_from) / "log.jsonl", final / "log-phase1.jsonl")
+    """final/: the last checkpoint's model and tokenizer, a model card and the log; and a copy at
+    export_to. Each is written whole, and replaces only an earlier export (training/export.py)."""
+    def fill(final: Path) -> None:
+        shutil.copytree(resume_from.completed(out)[-1] / "model", final)
+        write_card(final, cfg, facts, progress, metrics, command)
+        shutil.copy(log.path, final / "log.jsonl")
+        if cfg.init_from and (Path(cfg.init_from) / "log.jsonl").is_file():  # phase 2: phase 1's curve goes with it
+            shutil.copy(Path(cfg.init_from) / "log.jsonl", final / "log-phase1.jsonl")
+
+    export.write_whole(out / "final", fill, flag="--out-dir")
     if cfg.export_to:
-        shutil.rmtree(cfg.export_to, ignore_errors=True)
-        shutil.copytree(final, cfg.export_to)
-
-
-def _prepare(accelerator, cfg, model, optimizer, scheduler, micro: int, grad_accum: int):
-    if cfg.optimizer == "deepspeed":  # DeepSpeed steps its own scheduler
-        # accelerate reads the micro-batch size from a prepared DataLoader; ours is not prepared
-        # (its batches are a function of the step, see data.py), so it is told, with the
-        # accumulation steps (which DeepSpeed's config may have filled in before they were derived).
-        ds_config = accelerator.state.deepspeed_plugin.deepspeed_config
-        ds_config["train_micro_batch_size_per_gpu"], ds_config["gradient_accumulation_steps"] = micro, grad_accum
-        return accelerator.prepare(model, optimizer, scheduler)
-    # Our scheduler counts optimizer steps. Prepared, accelerate would step it once per process
-    # per step (it assumes a schedule written for one process); so it stays ours, checkpointed.
-    model, optimizer = accelerator.prepare(model, optimizer)
-    accelerator.register_for_checkpointing(scheduler)
-    return model, optimizer, scheduler
+        try:
+            export.write_whole(cfg.export_to, lambda folder: shutil.copytree(out / "final", folder))
+        except FileExistsError as e:  # the folder changed during the run
+            raise FileExistsError(f"{e}. The run itself finished: its model is in {out / 'final'}") from None
 
 
 def _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command) -> dict:

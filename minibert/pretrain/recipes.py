@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import PRESETS, BertConfig, ConfigError, did_you_mean
+from ..config import (BERT_RULES, PRESETS, SEED, BertConfig, ConfigError, Rule, above, at_least, check_settings,
+                      did_you_mean, each, one_of, within)
 
 
 @dataclass
@@ -79,30 +80,9 @@ class PretrainConfig:
     export_to: str | None = None  # also copy the final model, tokenizer and card here
 
     def __post_init__(self):
-        self.adam_betas = tuple(self.adam_betas)
-        self.mask_proportions = tuple(float(p) for p in self.mask_proportions)
-        checks = {
-            "objective": self.objective in ("mlm", "ltr"),
-            "mask_proportions": (len(self.mask_proportions) == 3 and min(self.mask_proportions) >= 0
-                                 and abs(sum(self.mask_proportions) - 1) < 1e-6),
-            "masking": self.masking in ("dynamic", "static"),
-            "optimizer": self.optimizer in ("adamw", "deepspeed"),
-            "mixed_precision": self.mixed_precision in ("auto", "no", "bf16", "fp16"),
-            "batch_size": self.batch_size >= 1,
-            "grad_accum": 1 <= self.grad_accum <= self.batch_size,
-            "max_steps": self.max_steps >= 1,
-            "warmup_steps": self.warmup_steps >= 0,
-            "lr": self.lr > 0,
-            "max_seq_length": self.max_seq_length >= 8,
-            "mlm_probability": 0 < self.mlm_probability < 1,
-            "keep_last": self.keep_last >= 1,
-        }
-        for name in ("eval_every", "log_every", "save_every", "max_predictions"):
-            checks[name] = getattr(self, name) >= 1
-        bad = [name for name, ok in checks.items() if not ok]
-        if bad:
-            raise ConfigError("invalid setting(s): " + ", ".join(f"{n}={getattr(self, n)!r}" for n in bad)
-                              + f" (see `python -m minibert.pretrain --help`; {_CHOICES})")
+        self.adam_betas, self.mask_proportions = _floats(self.adam_betas), _floats(self.mask_proportions)
+        check_settings(vars(self), RULES, PretrainConfig)
+        check_settings(self.model_overrides, BERT_RULES, BertConfig, names=lambda k: f"model_overrides[{k!r}]")
         if self.objective == "ltr" and self.nsp:
             raise ConfigError("objective='ltr' needs nsp=False (the paper's 'LTR & No NSP'): with left-only "
                               "attention [CLS] sees nothing but itself, so NSP has nothing to read; add --no-nsp")
@@ -140,9 +120,56 @@ class PretrainConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
 
-_CHOICES = ("objective: mlm|ltr; mask_proportions: three shares (MASK, RND, SAME) summing to 1; "
-            "masking: dynamic|static; optimizer: adamw|deepspeed; "
-            "mixed_precision: auto|no|bf16|fp16")
+def _floats(value):
+    """A list (JSON's, argparse's) or tuple of numbers as the tuple of floats the field holds;
+    anything else is left for its rule to name."""
+    if isinstance(value, (list, tuple)) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+        return tuple(float(x) for x in value)
+    return value
+
+
+# Each setting's rule, one place for `recipe(...)`, `PretrainConfig(...)` and the command line (the
+# other fields are checked by their type). The values quoted are Google's (Devlin et al. 2018, A.2).
+RULES: dict[str, Rule] = {
+    "vocab_size": at_least(1, "the size of the WordPiece vocabulary trained for vocab='train'; the course uses 8192"),
+    "max_seq_length": at_least(8, "tokens per sequence, [CLS] and [SEP]s included; BERT uses 128, then 512"),
+    "short_seq_prob": within(0, 1, "the share of sequences cut shorter, as fine-tuning inputs are; Google uses 0.1",
+                             high_in=True),
+    "dupe_factor": at_least(1, "how many times the corpus is cut into sequences, each time anew; Google uses 10"),
+    "objective": one_of(("mlm", "ltr"), "the training objective: the masked LM, or a left-to-right LM "
+                                           "(the paper's 'LTR & No NSP')"),
+    "masking": one_of(("dynamic", "static"), "the way positions are masked: anew every epoch, or the same "
+                                                  "way every epoch (BERT)"),
+    "mlm_probability": within(0, 1, "the share of positions the masked LM predicts; BERT uses 0.15", low_in=False),
+    "mask_proportions": Rule("3 shares >= 0 summing to 1",
+                             lambda v: each(3, above(0, or_equal=True)).ok(v) and abs(sum(v) - 1) < 1e-6,
+                             "the (MASK, RND, SAME) split of the predicted positions, Table 8's rows; "
+                             "BERT uses 0.8 0.1 0.1"),
+    "max_predictions": at_least(1, "the most positions predicted in a sequence; Google uses 20 at 128 tokens"),
+    "batch_size": at_least(1, "sequences per optimizer step, over every process and accumulation step; "
+                              "BERT uses 256"),
+    "grad_accum": at_least(1, "forward passes per optimizer step (it divides batch_size); 1 unless memory is short"),
+    "max_steps": at_least(1, "the number of optimizer steps; BERT uses 1,000,000"),
+    "lr": above(0, "the peak learning rate; BERT uses 1e-4"),
+    "warmup_steps": at_least(0, "the steps of linear warm-up before the linear decay; BERT uses 10,000"),
+    "weight_decay": above(0, "AdamW's decoupled weight decay; BERT uses 0.01", or_equal=True),
+    "adam_betas": each(2, within(0, 1), "Adam's pair of decay rates (beta1, beta2); BERT uses 0.9 0.999"),
+    "adam_eps": above(0, "Adam's epsilon, added to the denominator; Google uses 1e-6"),
+    "max_grad_norm": above(0, "the clipping threshold on the gradients' global norm; BERT uses 1.0"),
+    "optimizer": one_of(("adamw", "deepspeed"), "the optimizer: AdamW, or the DeepSpeed config's (LAMB)"),
+    "seed": SEED,
+    "mixed_precision": one_of(("auto", "no", "bf16", "fp16"),
+                              "the autocast dtype (auto: bf16 on a GPU that has it, else no)"),
+    "micro_batch_tokens": at_least(1, "the most tokens of one forward pass (grad_accum is derived from it); "
+                                      "none: grad_accum decides"),
+    "eval_every": at_least(1, "the steps between two evaluations on the held-out split"),
+    "eval_batches": at_least(1, "the number of held-out batches an evaluation reads; none: the whole split"),
+    "log_every": at_least(1, "the steps between two lines of the training log"),
+    "save_every": at_least(1, "the steps between two checkpoints"),
+    "keep_last": at_least(1, "how many checkpoints are kept (the newest)"),
+    "num_workers": at_least(0, "the DataLoader's worker processes; 0: the main process reads"),
+    "peak_tflops": above(0, "the accelerator's peak TFLOP/s, for MFU; none: the GPU is looked up"),
+}
 
 # The presets. CPU ones are sized for a 2-core laptop; the rest are the paper's (Devlin et al., A.2).
 RECIPES: dict[str, dict] = {

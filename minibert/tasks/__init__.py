@@ -16,7 +16,7 @@ The course tasks, one per panel of Figure 4 (cards in data/cards/tasks/):
 
 `universal.py` holds the Brown-to-universal tag table, `documents.py` reads the corpus's documents,
 `build.py` makes and checks every split and writes the files, `cards.py` the cards; `benchmarks.py`
-reads GLUE, SQuAD, SWAG and CoNLL-2003 from their official files or through `datasets`.
+reads GLUE (`glue.py`), SQuAD, SWAG and CoNLL-2003 from their official files or through `datasets`.
 """
 
 from .build import prepare

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..config import did_you_mean
 from . import brown_tags, cloze, pairs, sentiment
 from .benchmarks import BENCHMARKS, from_hub
-from .common import SPLITS, Task, TaskError, check_examples
+from .common import SPLITS, Task, TaskError, check_examples, find_file, unlabelled
 
 COURSE = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, cloze.TASK, pairs.CHOICE)
 TASKS: dict[str, Task] = {t.name: t for t in COURSE + BENCHMARKS}
@@ -39,14 +39,30 @@ def load_task(name: str, split: str, data_dir: str | os.PathLike | None = None) 
         path = folder / f"{split}.jsonl"
         if not path.is_file():
             raise TaskError(f"{name} is not prepared: there is no {root / name / f'{split}.jsonl'}; {PREPARE}")
-        examples, where = task.read(task, folder, split), str(path)
-    elif data_dir is None:
-        examples, where = from_hub(task, split), f"{task.hub.name} through `datasets`"
+        examples, where = task.read(task, folder, split), str(path)  # checked line by line as read
     else:
-        folder = Path(data_dir).expanduser()
-        if not folder.is_dir():
-            raise TaskError(f"{name}: data_dir {str(data_dir)!r} is not a folder; pass the folder that holds "
-                            f"{task.plays}'s files ({', '.join(n for names in task.files.values() for n in names)})")
-        examples, where = task.read(task, folder, split), str(folder)
-    check_examples(task, examples, where)
+        if data_dir is None:
+            examples, where = from_hub(task, split), f"{task.hub.name} through `datasets`"
+        else:
+            folder = Path(data_dir).expanduser()
+            if not folder.is_dir():
+                files = ", ".join(n for names in task.files.values() for n in names)
+                raise TaskError(f"{name}: data_dir {str(data_dir)!r} is not a folder; pass the folder that holds "
+                                f"{task.plays}'s files ({files})")
+            examples, where = task.read(task, folder, split), str(find_file(folder, task, split))
+        check_examples(task, examples, where)
+    check_usable(task, examples, split, where)
     return examples
+
+
+def check_usable(task: Task, examples: list[dict], split: str, where: str) -> None:
+    """A split with no examples is refused (an empty or cut-short file); so is a train or dev split with
+    an unlabelled example: only a benchmark's test split may lack its labels."""
+    if not examples:
+        how = f"prepare it again ({PREPARE})" if task.prepared else "download it again"
+        raise TaskError(f"{where}: no {split} examples (an empty file, or a header alone); {task.name} needs "
+                        f"at least one: {how}")
+    if split != "test" and (missing := unlabelled(task, examples)):
+        raise TaskError(f"{where}: {len(missing)} of the {len(examples)} {split} examples have no label (-1), e.g. "
+                        f"{missing[0]['id']!r}; a {split} split needs every label (only a benchmark's test split "
+                        "lacks them): is it the right file?")

@@ -100,44 +100,91 @@ def sample(items: list, cap: int, rng: random.Random) -> list:
 
 # ---- checks ----------------------------------------------------------------------------------------
 
+def is_int(value) -> bool:
+    return type(value) is int  # not a bool, not "3", not 3.0
+
+
+def wrong_type(where: str, example: dict, name: str, value, want: str) -> TaskError:
+    """An example field holding the wrong kind of value: what it holds, what it must, and, for a
+    number written as a string ("3"), the number to write."""
+    number = isinstance(value, str) and value.strip().lstrip("-").isdigit()
+    hint = f"; write it without quotes: {value}" if number else ""
+    return TaskError(f"{where}: example {example.get('id', '?')!r}: {name} is {value!r} ({type(value).__name__}); "
+                     f"it must be {want}{hint}")
+
+
 def check_answers(example: dict, where: str) -> None:
     """Every answer must be its context's text at its answer_start (SQuAD's convention)."""
     answers, context = example["answers"], example["context"]
     if not isinstance(answers, dict) or not {"text", "answer_start"} <= set(answers) \
+            or not isinstance(answers["text"], list) or not isinstance(answers["answer_start"], list) \
             or len(answers["text"]) != len(answers["answer_start"]):
         raise TaskError(f"{where}: example {example['id']!r}: answers must be {{'text': [...], "
-                        f"'answer_start': [...]}} of equal length, got {answers!r}")
+                        f"'answer_start': [...]}}, two lists of equal length, got {answers!r}")
     for text, start in zip(answers["text"], answers["answer_start"]):
-        found = context[start:start + len(text)] if isinstance(start, int) and start >= 0 else None
+        if not isinstance(text, str):
+            raise wrong_type(where, example, "an answer's text", text, "a string")
+        if not is_int(start):
+            raise wrong_type(where, example, f"the answer_start of {text!r}", start, "a character index (an integer)")
+        found = context[start:start + len(text)] if start >= 0 else None
         if found != text:
             raise TaskError(f"{where}: example {example['id']!r}: the answer {text!r} is not in its context at "
                             f"answer_start={start!r} (the context has {found!r} there)")
 
 
-def check_examples(task: Task, examples: list[dict], where: str) -> None:
-    """Fail on the first example that does not have its kind's fields, or whose label is out of range."""
+def check_example(task: Task, example: dict, where: str) -> None:
+    """Fail if `example` lacks its kind's fields, holds a value of the wrong type (a string where a
+    number goes), or has a label out of range; the message names `where` (file and line) and the field."""
     want = FIELDS[task.kind]
+    missing = [f for f in want if f not in example]
+    if missing:
+        raise TaskError(f"{where}: example {example.get('id', '?')!r} lacks {missing}; a {task.kind} "
+                        f"example has {list(want)}")
+    for name in ("text", "text_pair", "question", "context"):
+        if name in want and not isinstance(example[name], str):
+            raise wrong_type(where, example, name, example[name], "a string")
     n_labels = len(task.labels) if task.labels else None
+    label = example.get("label")
+    if task.kind == "span":
+        check_answers(example, where)
+    elif task.kind == "tagging":
+        words, tags = example["words"], example["tags"]
+        if not (isinstance(words, list) and all(isinstance(w, str) for w in words)):
+            raise wrong_type(where, example, "words", words, "a list of strings")
+        if not isinstance(tags, list) or not all(is_int(t) for t in tags):
+            raise wrong_type(where, example, "tags", tags, f"a list of integers, tag indices into {task.labels}")
+        if len(words) != len(tags) or any(not 0 <= t < n_labels for t in tags):
+            raise TaskError(f"{where}: example {example['id']!r}: {len(words)} words, {len(tags)} tags "
+                            f"{tags[:10]}; need one tag in 0..{n_labels - 1} per word")
+    elif task.kind == "choice":
+        endings = example["endings"]
+        if not (isinstance(endings, list) and len(endings) > 1 and all(isinstance(e, str) for e in endings)):
+            raise wrong_type(where, example, "endings", example["endings"], "a list of two or more strings")
+        if not is_int(label):
+            raise wrong_type(where, example, "label", label, "an integer, the index of the right ending")
+        if not UNLABELLED <= label < len(example["endings"]):
+            raise TaskError(f"{where}: example {example['id']!r}: label {label!r} is not an index into its "
+                            f"{len(example['endings'])} endings")
+    elif n_labels is None:  # regression: a score
+        if type(label) not in (int, float):
+            raise wrong_type(where, example, "label", label, "a number (a score)")
+    elif not is_int(label):
+        raise wrong_type(where, example, "label", label, f"an integer, an index into {task.labels}")
+    elif label != UNLABELLED and not 0 <= label < n_labels:
+        raise TaskError(f"{where}: example {example['id']!r}: label {label!r} is not an index into {task.labels}")
+
+
+def check_examples(task: Task, examples: list[dict], where: str) -> None:
+    """Fail on the first example that `check_example` refuses."""
     for example in examples:
-        missing = [f for f in want if f not in example]
-        if missing:
-            raise TaskError(f"{where}: example {example.get('id', '?')!r} lacks {missing}; a {task.kind} "
-                            f"example has {list(want)}")
-        if task.kind == "span":
-            check_answers(example, where)
-        elif task.kind == "tagging":
-            words, tags = example["words"], example["tags"]
-            if len(words) != len(tags) or any(not 0 <= t < n_labels for t in tags):
-                raise TaskError(f"{where}: example {example['id']!r}: {len(words)} words, {len(tags)} tags "
-                                f"{tags[:10]}; need one tag in 0..{n_labels - 1} per word")
-        elif n_labels is not None and example["label"] != UNLABELLED and \
-                not (type(example["label"]) is int and 0 <= example["label"] < n_labels):
-            raise TaskError(f"{where}: example {example['id']!r}: label {example['label']!r} is not an "
-                            f"index into {task.labels}")
-        elif task.kind == "choice" and not (type(example["label"]) is int and
-                                            UNLABELLED <= example["label"] < len(example["endings"])):
-            raise TaskError(f"{where}: example {example['id']!r}: label {example['label']!r} is not an "
-                            f"index into its {len(example['endings'])} endings")
+        check_example(task, example, where)
+
+
+def unlabelled(task: Task, examples: list[dict]) -> list[dict]:
+    """The examples without a label: a benchmark's test examples, whose labels are kept secret."""
+    if task.kind not in ("sentence", "pair", "choice"):
+        return []
+    return [e for e in examples if e["label"] == UNLABELLED]
 
 
 KEY_FIELD = {"sentence": "text", "pair": "text", "span": "question", "choice": "context"}
@@ -192,23 +239,62 @@ def jsonl_bytes(examples: list[dict]) -> bytes:
     return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in examples).encode("utf-8")
 
 
+def find_file(folder: Path, task: Task, split: str) -> Path:
+    names = task.files.get(split, ())
+    if not names:
+        raise TaskError(f"{task.name} has no {split} split you can have (e.g. SQuAD's test set is hidden); use "
+                        f"{' or '.join(repr(s) for s in task.files)}")
+    for name in names:
+        if (folder / name).is_file():
+            return folder / name
+    raise TaskError(f"{task.name}: no {' or '.join(names)} in {folder}; download {task.plays} and pass its "
+                    "folder as data_dir, or pass no data_dir to load it with the `datasets` library")
+
+
+def not_utf8(path: Path) -> TaskError:
+    """The error for a file that is not UTF-8 text: where its first bad byte is, and the fix."""
+    data = Path(path).read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        return TaskError(f"{path}:{line}:{column}: byte {data[e.start]:#04x} (byte {e.start} of the file) is not "
+                         f"UTF-8 ({e.reason}); save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 {path}`")
+    return TaskError(f"{path}: not UTF-8 text; save the file as UTF-8")
+
+
+def numbered_jsonl(path: Path) -> list[tuple[int, dict]]:
+    """(line number, object) for each non-blank line; a bad line is an error naming the file and the line."""
+    rows = []
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise TaskError(f"{path}:{number}: not a JSON object ({e.msg} at column {e.colno}): "
+                                    f"{line[:80]!r}; each line must be one whole JSON object") from None
+                if not isinstance(row, dict):
+                    raise TaskError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+                rows.append((number, row))
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
+    return rows
+
+
 def read_jsonl(path: Path) -> list[dict]:
     """One JSON object per line; a bad line is an error naming the file and the line."""
-    examples = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                example = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise TaskError(f"{path}:{number}: not a JSON object ({e.msg}): {line[:80]!r}") from None
-            if not isinstance(example, dict):
-                raise TaskError(f"{path}:{number}: expected a JSON object, got {type(example).__name__}")
-            examples.append(example)
-    return examples
+    return [row for _, row in numbered_jsonl(path)]
 
 
 def read_prepared(task: Task, folder: Path, split: str) -> list[dict]:
-    """A course task's split, as `python -m minibert.tasks prepare` wrote it: `<folder>/<split>.jsonl`."""
-    return read_jsonl(folder / f"{split}.jsonl")
+    """A course task's split, as `python -m minibert.tasks prepare` wrote it: `<folder>/<split>.jsonl`,
+    each example checked (`check_example`) with its line named in any error."""
+    path = folder / f"{split}.jsonl"
+    rows = numbered_jsonl(path)
+    for number, example in rows:
+        check_example(task, example, f"{path}:{number}")
+    return [example for _, example in rows]

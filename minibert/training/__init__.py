@@ -5,6 +5,8 @@
     watchdog.py     stop before a NaN or inf reaches the weights
     log.py          log.jsonl (and TensorBoard); read_log
     resume.py       checkpoints that continue a run exactly, in the Hugging Face layout
+    claim.py        one run at a time in a folder: claimed before anything is read or written there
+    export.py       a finished model written whole to a folder, never over someone's files
     cli.py          command lines built from a run's config dataclass
 
 The loops themselves stay in their rooms (`minibert.pretrain`, `minibert.finetune`), each a plain,

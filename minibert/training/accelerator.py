@@ -64,6 +64,23 @@ def accumulation_steps(batch_size: int, seq_len: int, processes: int, micro_batc
     return next(g for g in range(1, per_process + 1) if per_process % g == 0 and per_process // g <= fits)
 
 
+def prepare(accelerator: Accelerator, model, optimizer, scheduler, *, micro: int, grad_accum: int, deepspeed: bool):
+    """accelerate's `prepare` for a loop whose batches are not a prepared DataLoader and whose
+    scheduler counts optimizer steps (training/optim.py)."""
+    if deepspeed:  # DeepSpeed steps its own scheduler
+        # accelerate reads the micro-batch size from a prepared DataLoader; ours is not prepared
+        # (its batches are a function of the step, see pretrain/data.py), so it is told, with the
+        # accumulation steps (which DeepSpeed's config may have filled in before they were derived).
+        ds_config = accelerator.state.deepspeed_plugin.deepspeed_config
+        ds_config["train_micro_batch_size_per_gpu"], ds_config["gradient_accumulation_steps"] = micro, grad_accum
+        return accelerator.prepare(model, optimizer, scheduler)
+    # Our scheduler counts optimizer steps. Prepared, accelerate would step it once per process
+    # per step (it assumes a schedule written for one process); so it stays ours, checkpointed.
+    model, optimizer = accelerator.prepare(model, optimizer)
+    accelerator.register_for_checkpointing(scheduler)
+    return model, optimizer, scheduler
+
+
 def device_name(accelerator: Accelerator) -> str:
     """"NVIDIA H100 80GB HBM3", or "cpu (2 threads)": for the log, and to look up the peak FLOP/s."""
     if accelerator.device.type == "cuda":

@@ -13,7 +13,7 @@ import argparse
 import dataclasses
 import json
 
-from ..config import did_you_mean
+from ..config import Rule, did_you_mean, type_rule
 
 
 def _value(text: str, annotation: str):
@@ -31,23 +31,40 @@ def _value(text: str, annotation: str):
     return text
 
 
-def add_flags(parser: argparse.ArgumentParser, cls, defaults, *, prefix: str = "", skip=()) -> None:
+def as_flag(name: str) -> str:
+    """A setting as the command line spells it: max_grad_norm -> --max-grad-norm."""
+    return "--" + name.replace("_", "-")
+
+
+def settings_help(cls, rules: dict[str, Rule]) -> dict[str, str]:
+    """--help's line for each field of `cls`: its rule and what it is (config.Rule), or its type."""
+    helps = {}
+    for f in dataclasses.fields(cls):
+        if rule := rules.get(f.name) or type_rule(f.type):
+            text = rule.text + (" or None" if "None" in f.type else "") + (f": {rule.why}" if rule.why else "")
+            helps[f.name] = text.replace("%", "%%")  # argparse formats help with %
+    return helps
+
+
+def add_flags(parser: argparse.ArgumentParser, cls, defaults, *, prefix: str = "", skip=(), helps=None) -> None:
     """One flag per field of dataclass `cls`. With `defaults` (an instance) each flag defaults to its
-    value; with a `prefix` (e.g. "model.") the flags are overrides, parsed as JSON, default None."""
+    value; with a `prefix` (e.g. "model.") the flags are overrides, parsed as JSON, default None.
+    `helps`: a field's line in --help (without one, argparse shows no default either)."""
+    helps = helps or {}
     for f in dataclasses.fields(cls):
         if f.name in skip:
             continue
         if prefix:
             parser.add_argument(f"--{prefix}{f.name}", dest=f"{prefix}{f.name}", type=json.loads, default=None,
-                                help=f"override {f.name}")
+                                help=helps.get(f.name, f"override {f.name}"))
             continue
-        flag, default = "--" + f.name.replace("_", "-"), getattr(defaults, f.name)
+        flag, default, text = as_flag(f.name), getattr(defaults, f.name), helps.get(f.name, f.type)
         if f.type == "bool":
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=default)
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=default, help=text)
         elif f.type.startswith("tuple[float"):
-            parser.add_argument(flag, dest=f.name, type=float, nargs=len(default), default=default)
+            parser.add_argument(flag, dest=f.name, type=float, nargs=len(default), default=default, help=text)
         else:
-            parser.add_argument(flag, dest=f.name, type=lambda t, a=f.type: _value(t, a), default=default)
+            parser.add_argument(flag, dest=f.name, type=lambda t, a=f.type: _value(t, a), default=default, help=text)
 
 
 def parse_known(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

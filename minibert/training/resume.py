@@ -12,15 +12,29 @@ short, and writes its model once, at the end.)
 
 Pre-training's data position needs no saving of its own: the batch of step k is a function of k
 (pretrain/data.py).
+
+Where a run starts (`start`), by what its folder holds:
+
+    resume     out_dir holds                                     the run
+    None       no finished checkpoint                            starts at step 0
+    None       a finished checkpoint                             is refused: continue with --resume auto
+    "auto"     a finished checkpoint                             continues from the newest
+    "auto"     no finished checkpoint                            starts at step 0
+    a folder   -                                                 continues from it, if it is finished
+
+A run that starts at step 0 where an earlier one stopped before its first checkpoint sets that one's
+log aside as log.failed.jsonl (`set_aside`); a folder holding final/ but no checkpoint is refused
+(a new run would replace the model in final/).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
-from ..checkpoint import CheckpointError
+from ..checkpoint import CheckpointError, usual_mode
 from ..tokenizer import Tokenizer
 
 
@@ -50,6 +64,8 @@ def save(accelerator, model, *, out_dir: Path, progress: Progress, settings: str
         (folder / settings_file).write_text(settings, encoding="utf-8")
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
+        for path in (folder / "state").glob("*.safetensors"):  # accelerate's, written by safetensors
+            usual_mode(path)
         (folder / "COMPLETE").write_text(json.dumps(progress.state_dict()) + "\n")
         prune(Path(out_dir), keep_last)
     accelerator.wait_for_everyone()
@@ -73,6 +89,42 @@ def completed(out_dir: Path) -> list[Path]:
 def prune(out_dir: Path, keep_last: int) -> None:
     for old in completed(out_dir)[:-keep_last]:
         shutil.rmtree(old)
+
+
+def start(resume: str | None, out_dir: str | Path) -> Path | None:
+    """The checkpoint a run in `out_dir` continues from, or None for a new run (see the table above).
+    Refusals are FileExistsError or CheckpointError, and change nothing."""
+    out = Path(out_dir)
+    if resume not in (None, "auto"):
+        return find(resume, out_dir)
+    found = completed(out)
+    if found and resume == "auto":
+        return found[-1]
+    if found:
+        raise FileExistsError(f"{out} already holds a run; continue it with --resume auto, or choose "
+                              "another --out-dir (nothing was changed)")
+    if (out / "final").exists():
+        raise FileExistsError(f"{out} holds a finished model ({out / 'final'}) but no checkpoint to continue "
+                              f"from, so a new run would replace it; choose another --out-dir, or move "
+                              f"{out / 'final'} away yourself (nothing was changed)")
+    return None
+
+
+def set_aside(out_dir: Path, resume: str | None = None) -> str | None:
+    """Before a new run in `out_dir` (no finished checkpoint there, see `start`): the log of a run
+    that stopped before its first checkpoint becomes log.failed.jsonl (replacing an older one), and
+    the checkpoint folders it left unfinished are removed. Returns what the user should be told:
+    that, or that `resume` "auto" found nothing to continue; else None."""
+    log, failed = out_dir / "log.jsonl", out_dir / "log.failed.jsonl"
+    unfinished = [p for p in (out_dir / "checkpoints").glob("step-*")
+                  if re.fullmatch(r"step-\d{7}", p.name) and p.is_dir() and not (p / "COMPLETE").exists()]
+    for folder in unfinished:
+        shutil.rmtree(folder)
+    if not log.is_file():
+        return f"--resume auto: no finished checkpoint in {out_dir}; starting a new run" if resume == "auto" else None
+    log.replace(failed)
+    return (f"{out_dir} held a run that stopped before its first checkpoint; starting a new one "
+            f"(the old run's log is kept as {failed})")
 
 
 def find(resume: str, out_dir: str) -> Path:
