@@ -1,5 +1,5 @@
-"""Chapter 09's statistics and pictures: Welch's interval equals scipy's, a table's rows sit beside the
-paper's, the verdict of each effect follows its interval, every effect names a row and a column the
+"""Chapter 09's tables and pictures (its statistic, Welch's interval, is tested in test_stats.py): a
+table's rows sit beside the paper's, the verdict of each effect follows its interval, every effect names a row and a column the
 command measures, and every figure draws from a small made-up results document."""
 
 import math
@@ -9,7 +9,6 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from scipy import stats  # noqa: E402
 
 from minibert import viz  # noqa: E402
 from minibert.ablations import TABLES  # noqa: E402
@@ -36,26 +35,6 @@ SCORES_5 = {  # BERT > No NSP on next-sentence by far; names: a tiny difference,
                PPL: [560.0, 570.0, 550.0]},
     "LTR & No NSP": {"next-sentence": [0.66], "sentiment": [0.58], "names": [0.1], PPL: [90.0]},
 }
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_difference_ci_is_welchs_interval(seed):
-    rng = np.random.default_rng(seed)
-    a, b = rng.normal(60, rng.uniform(0.5, 3), rng.integers(2, 7)), rng.normal(58, rng.uniform(0.5, 3), rng.integers(2, 7))
-    for confidence in (0.9, 0.95, 0.99):
-        ours = viz.difference_ci(a, b, confidence)
-        scipy = stats.ttest_ind(a, b, equal_var=False).confidence_interval(confidence)
-        assert ours.difference == pytest.approx(a.mean() - b.mean())
-        assert (ours.low, ours.high) == (pytest.approx(scipy.low), pytest.approx(scipy.high))
-        assert isinstance(ours.low, float) and ours.df == pytest.approx(ours.df)
-
-
-def test_difference_ci_edges():
-    assert viz.difference_ci([1.0, 1.0], [0.5, 0.5]) == (0.5, 0.5, 0.5, 0.0, 2.0)  # no spread: a point
-    with pytest.raises(ValueError, match="at least 2"):
-        viz.difference_ci([1.0], [0.5, 0.6])
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        viz.difference_ci([1.0, 2.0], [0.5, 0.6], confidence=95)
 
 
 def test_table_frame_sets_ours_beside_the_paper():

@@ -104,7 +104,7 @@ def by_sample(doc: dict) -> dict[int, dict]:
 def gains(a: dict, b: dict, confidence: float = 0.95) -> list[dict]:
     """Per training sample, and over all of them ("all"): the learning rate each arm chose, each
     arm's scores, and mean(a) - mean(b) with Welch's interval (at least 2 seeds an arm)."""
-    from ..viz.ablations import difference_ci  # scipy: imported only when a comparison is asked for
+    from ..stats import difference_ci  # scipy: imported only when a comparison is asked for
 
     rows = []
     sa, sb = by_sample(a), by_sample(b)

@@ -27,9 +27,9 @@ The interactive bertviz views are in `minibert.attention_view`; training curves 
 reference runs are `minibert.pretrain.plot_run` (it lives with the training loop it reads).
 """
 
-from .ablations import (EFFECTS, Difference, Effect, budget_figure, cell_frame, combinations_figure,
-                        difference_ci, effects_figure, effects_frame, mixes_figure, provenance_frame,
-                        side_by_side, table_figure, table_frame)
+from ..stats import Z_999, Difference, binomial_halfwidth, difference_ci  # the statistics the figures quote
+from .ablations import (EFFECTS, Effect, budget_figure, cell_frame, combinations_figure, effects_figure,
+                        effects_frame, mixes_figure, provenance_frame, side_by_side, table_figure, table_frame)
 from .analysis import head_grid, head_scatter, layer_lines
 from .attention import attention_heads, attention_heatmap, attention_layers, soft_lookup
 from .diagrams import (CONTEXT_COLOURS, SEGMENT_COLOURS, architectures_figure, context_mask,
@@ -45,7 +45,7 @@ from .sentences import (cls_attention, confusion_figure, dev_curves, grid_frame,
                         pair_rows, parse_setting, seed_strip)
 from .spans import (choices_reshape, results_bars, span_matrix, tagging_alignment, threshold_curve,
                     windows_figure)
-from .theory import Z_999, against_theory, binomial_halfwidth, rates_table
+from .theory import against_theory, rates_table
 from .wordpiece import (TOKEN_COLOURS, greedy_figure, greedy_trace, merges_figure, pairs_table,
                         stages_table, sweep_figure, token_rows, tokens_table)
 

@@ -5,7 +5,7 @@ description (`minibert.ablations.TABLES["5"]`: rows with the paper's numbers, co
 as arguments: viz never imports the command. Accuracy and F1 are ×100 ("points"), as the paper prints them.
 
     table_frame(doc, table)      per row × column: seeds, mean, sd of ours beside the paper's value(s)
-    difference_ci(a, b)          mean(a) − mean(b) with a Welch t interval (exercise 9.2's reference)
+    difference_ci(a, b)          mean(a) − mean(b) with a Welch t interval (minibert.stats; exercise 9.2's reference)
     effects_frame(docs, tables)  each effect the paper states (EFFECTS): its Δ, ours with a CI, a verdict
 """
 
@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..heads.bilstm import COMBINATIONS, chosen_layers
+from ..stats import difference_ci
 from .masking import masking_view
 
 PAPER_NAMES = {"mnli_m": "MNLI-m", "qnli": "QNLI", "mrpc": "MRPC", "sst_2": "SST-2", "squad_f1": "SQuAD F1",
@@ -113,30 +114,6 @@ def side_by_side(frame, digits: int = 1):
         out.setdefault(row, {})[(column, "ours")] = ours(r)
         out[row][(column, "paper")] = " · ".join(f"{k} {v:g}" for k, v in r["paper"].items()) or "—"
     return pd.DataFrame.from_dict(out, orient="index").rename_axis("row")
-
-
-class Difference(NamedTuple):
-    """mean(a) − mean(b), its interval [low, high], standard error √(s_a²/n_a + s_b²/n_b) and Welch's df."""
-    difference: float; low: float; high: float; se: float; df: float  # noqa: E702
-
-
-def difference_ci(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> Difference:
-    """mean(a) − mean(b) with Welch's t interval: unequal variances, sample sd (n − 1), df by
-    Welch–Satterthwaite, the two-sided quantile t_{(1+confidence)/2, df}. Two seeds a side at least."""
-    from scipy import stats
-
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if len(a) < 2 or len(b) < 2:
-        raise ValueError(f"{len(a)} and {len(b)} values: a sample sd needs at least 2 on each side")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence={confidence}: give a level between 0 and 1, such as 0.95")
-    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)  # squared standard errors of the two means
-    d, se = a.mean() - b.mean(), math.sqrt(va + vb)
-    if se == 0:  # every seed equal on both sides: nothing to widen
-        return Difference(*map(float, (d, d, d, 0.0, len(a) + len(b) - 2)))
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    half = stats.t.ppf((1 + confidence) / 2, df) * se
-    return Difference(*map(float, (d, d - half, d + half, se, df)))
 
 
 def effects_frame(docs: dict, tables: dict, effects: Sequence[Effect] = EFFECTS, confidence: float = 0.95):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..stats import Z_999, binomial_halfwidth
+
 
 def against_theory(measured: dict, theory: dict, *, name: str = "", digits: int = 4, source: str | None = None):
     """A pandas table of measured values beside the expected ones, with their difference.
@@ -19,18 +21,6 @@ def against_theory(measured: dict, theory: dict, *, name: str = "", digits: int 
     if source:
         df.attrs["source"] = source
     return df
-
-
-Z_999 = 3.29  # a two-sided 99.9% interval is ±3.29 standard deviations of a normal
-
-
-def binomial_halfwidth(p: float, n: int, z: float = Z_999) -> float:
-    """Half the width of the z-interval of a proportion measured on n Bernoulli(p) draws: z·√(p(1-p)/n)."""
-    import math
-
-    if n <= 0:
-        raise ValueError(f"n={n}: a proportion needs at least one draw")
-    return z * math.sqrt(p * (1 - p) / n)
 
 
 def rates_table(counts: dict, theory: dict, *, name: str = "", z: float = Z_999, digits: int = 4,

@@ -9,7 +9,7 @@ import random
 
 from scipy import stats
 
-from ...viz.ablations import difference_ci
+from ...stats import difference_ci
 from ..common import ExerciseError, as_float, call, passed
 
 
