@@ -4,19 +4,41 @@ Each checker receives your function, tries hand-computed cases first (a failure 
 expected and the received result), then random cases compared with minibert's own implementation,
 and prints one line starting with ✓ when everything agrees. Nothing here contains a solution: the
 checkers compare with minibert, whose code is the reference you can read.
+
+A chapter's checkers load when one of them is first asked for, so `check.wordpiece_encode` for
+chapter 01 loads the tokenizer's checkers, not fine-tuning's or the ablations' (and their scipy,
+scikit-learn and seqeval).
 """
 
-from . import analysis, attention, encoder, masking, pretraining, sentences, spans, wordpiece
-from .ablations import *  # noqa: F403
-from .analysis import *  # noqa: F403
-from .attention import *  # noqa: F403
-from .common import ExerciseError
-from .encoder import *  # noqa: F403
-from .masking import *  # noqa: F403
-from .pretraining import *  # noqa: F403
-from .scale import *  # noqa: F403
-from .sentences import *  # noqa: F403
-from .spans import *  # noqa: F403
-from .wordpiece import *  # noqa: F403
+from __future__ import annotations
 
-__all__ = ["ExerciseError", *wordpiece.__all__, *attention.__all__, *encoder.__all__, *masking.__all__, *analysis.__all__, *pretraining.__all__, *sentences.__all__, *spans.__all__, *ablations.__all__, *scale.__all__]
+import importlib
+
+from .common import ExerciseError
+
+# The rooms in the chapters' order: a name is looked up in the first rooms first.
+ROOMS = ("wordpiece", "attention", "encoder", "masking", "analysis", "pretraining", "sentences", "spans",
+         "ablations", "scale")
+
+
+def __getattr__(name: str):
+    """`check.NAME`: the checker from the first room whose __all__ names it (that room loads now)."""
+    if name == "__all__":
+        return ["ExerciseError", *(n for room in ROOMS for n in _room(room).__all__)]
+    if name in ROOMS:
+        return _room(name)
+    for room in ROOMS:
+        module = _room(room)
+        if name in module.__all__:
+            return getattr(module, name)
+    from ..config import did_you_mean
+    raise AttributeError(f"minibert.check has no checker {did_you_mean(name, __getattr__('__all__'))}; "
+                         "`check.__all__` lists them")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *ROOMS, *__getattr__("__all__")})
+
+
+def _room(room: str):
+    return importlib.import_module(f".{room}", __name__)
