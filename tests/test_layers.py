@@ -5,11 +5,14 @@ import counts, also one inside a function: a lazy import is still a dependency.
 """
 
 import ast
+import math
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "minibert"
+README = PACKAGE.parent / "README.md"
 
 # What the encoder and its heads stand on: nothing that trains, teaches or draws.
 MODEL_ROOMS = {"model", "heads"}
@@ -135,6 +138,54 @@ def test_every_rule_fires_on_a_package_that_breaks_it(tmp_path):
                      "finetune imports ['pretrain']", "training imports ['pretrain']", "analysis imports ablations",
                      "import circle: finetune -> pretrain -> finetune"]:
         assert expected in found, f"{expected!r} not reported in:\n{found}"
+
+
+def floors_of(readme: str) -> dict[str, float]:
+    """The README's table of floors: room -> floor (the top floor is math.inf)."""
+    floors = {}
+    for floor, paths in re.findall(r"^\| (\d+|top) \| ((?:`minibert/[\w.]+/?`(?:, )?)+) \|", readme, re.M):
+        for room in re.findall(r"`minibert/(\w+)(?:\.py|/)`", paths):
+            floors[room] = math.inf if floor == "top" else int(floor)
+    return floors
+
+
+def floor_violations(root: Path, floors: dict[str, float]) -> list[str]:
+    """Every import arrow that does not go down a floor (or that leaves a room the table lacks), named."""
+    def name(f):
+        return "top" if f == math.inf else f"floor {f}"
+
+    edges = graph(root)
+    found = [f"{room} has no floor in the README's table" for room in sorted(edges.keys() - floors.keys())]
+    for room, imports in sorted(edges.items()):
+        for other in sorted(imports & floors.keys()):
+            if room in floors and floors[other] >= floors[room]:
+                how = "up" if floors[other] > floors[room] else "across its floor"
+                found.append(f"{room} ({name(floors[room])}) -> {other} ({name(floors[other])}): an import {how}")
+    return found
+
+
+def test_every_import_goes_down_a_floor_of_the_readmes_table():
+    floors = floors_of(README.read_text(encoding="utf-8"))
+    assert {"config", "stats", "model", "heads", "pretrain", "check", "viz", "ablations"} <= floors.keys()
+    assert {room for room, f in floors.items() if f == math.inf} == {"ablations", "check", "viz", "attention_view"}
+    assert floor_violations(PACKAGE, floors) == []
+
+
+def test_the_floors_fail_naming_the_arrow(tmp_path):
+    """Planted: the model importing a head (up), a head importing analysis (across its floor), a
+    checker importing the pictures (across the top floor), and a room the table does not list."""
+    root = tmp_path / "minibert"
+    files = {"model.py": "from .heads import x\n", "heads.py": "from . import analysis\n", "analysis.py": "",
+             "check.py": "def f():\n    from .viz import y\n", "viz.py": "", "extra.py": "from . import model\n"}
+    for file, text in files.items():
+        (root / file).parent.mkdir(parents=True, exist_ok=True)
+        (root / file).write_text(text)
+    floors = {"model": 3, "heads": 4, "analysis": 4, "check": math.inf, "viz": math.inf}
+    assert floor_violations(root, floors) == [
+        "extra has no floor in the README's table",
+        "check (top) -> viz (top): an import across its floor",
+        "heads (floor 4) -> analysis (floor 4): an import across its floor",
+        "model (floor 3) -> heads (floor 4): an import up"]
 
 
 @pytest.mark.parametrize("path", sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")))
