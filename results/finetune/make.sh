@@ -35,8 +35,8 @@ run sentiment/course-5min  $fair --model runs/search/short-32-lr3e-3/final
 run sentiment/course-37min $fair --model runs/search/long-32/final
 # And further: the course recipe at the mini sizes (L4/H256), 3.5 minutes on a GPU (results/gpu/),
 # against its own random twin: the same candidate rates, on sample 0 alone, one train-slice run per
-# rate, 4 seeds (about 10 CPU minutes an arm).
-mini="$claim --samples 1 --select-seeds 1 --seeds 4 --select-lr 1e-4,3e-4,1e-3,3e-3"
+# rate, 8 seeds (about 12 CPU minutes an arm).
+mini="$claim --samples 1 --select-seeds 1 --seeds 8 --select-lr 1e-4,3e-4,1e-3,3e-3"
 run sentiment/gpu-mini-pretrained $mini --model results/gpu/course-mini
 run sentiment/gpu-mini-random     $mini --model results/gpu/course-mini --init random
 # MiniLM (22M parameters, 6 times slower a run): one sample, one run per candidate rate.
