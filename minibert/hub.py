@@ -62,8 +62,9 @@ def resolve(name_or_path: str | os.PathLike, what: str = CHECKPOINT_FOLDER) -> P
     if path.is_dir():
         return path
     local = path.exists() or str(name_or_path).startswith((".", "/", "~")) or str(name_or_path).count("/") > 1
-    if local or nearby(path):  # a path, or a folder here misspelt: never a Hub id
-        raise FileNotFoundError(f"{name_or_path} is not {what}{nearby(path)}")
+    near = nearby(path)
+    if local or near:  # a path, or a folder here misspelt: never a Hub id
+        raise FileNotFoundError(f"{name_or_path} is not {what}{near}")
     from huggingface_hub import snapshot_download
     try:
         return Path(snapshot_download(str(name_or_path), allow_patterns=[

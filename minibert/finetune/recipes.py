@@ -18,8 +18,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import SEED, ConfigError, Rule, above, at_least, check_settings, did_you_mean, one_of, within
+from ..config import ConfigError, Rule, above, at_least, check_settings, did_you_mean, one_of, within
 from ..paper import FINETUNING
+from ..training.cli import LOOP_RULES
 
 # Names for the pre-trained encoders the course ships: the real weights, and its own model.
 MODELS = {"minilm": "the installed all-MiniLM-L6-v2 (L6/H384, the real uncased BERT vocabulary)",
@@ -84,6 +85,7 @@ class FinetuneConfig:
 # Each setting's rule, one place for `FinetuneConfig(...)` and the command line (the other fields
 # are checked by their type). The values quoted are the paper's (A.3) and Google's run_squad.py.
 RULES: dict[str, Rule] = {
+    **LOOP_RULES,  # weight_decay, max_grad_norm, mixed_precision, seed: worded in training/cli.py
     "init": one_of(("pretrained", "random"), "the encoder's start: its pre-trained weights, or fresh ones "
                                              "(the baseline for what pre-training buys)"),
     "ignore_mismatched_heads": Rule("true or false", lambda v: isinstance(v, bool),
@@ -102,11 +104,6 @@ RULES: dict[str, Rule] = {
     "lr": above(0, "the peak learning rate; A.3 uses 5e-5, 3e-5 or 2e-5"),
     "epochs": at_least(1, "the passes over the training examples; A.3 uses 2, 3 or 4"),
     "warmup_proportion": within(0, 1, "the share of the steps spent warming up; Google uses 0.1"),
-    "weight_decay": above(0, "AdamW's decoupled weight decay; BERT uses 0.01", or_equal=True),
-    "max_grad_norm": above(0, "the clipping threshold on the gradients' global norm; BERT uses 1.0"),
-    "mixed_precision": one_of(("auto", "no", "bf16", "fp16"),
-                              "the autocast dtype (auto: bf16 on a GPU that has it, else no)"),
-    "seed": SEED,
     "log_every": at_least(1, "the steps between two lines of the training log"),
 }
 

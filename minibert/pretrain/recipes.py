@@ -18,8 +18,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import (BERT_RULES, PRESETS, SEED, BertConfig, ConfigError, Rule, above, at_least, check_settings,
-                      did_you_mean, each, one_of, within)
+from ..config import (BERT_RULES, PRESETS, BertConfig, ConfigError, Rule, above, at_least, check_settings, did_you_mean,
+                      each, one_of, within)
+from ..training.cli import LOOP_RULES
 
 
 @dataclass
@@ -131,6 +132,7 @@ def _floats(value):
 # Each setting's rule, one place for `recipe(...)`, `PretrainConfig(...)` and the command line (the
 # other fields are checked by their type). The values quoted are Google's (Devlin et al. 2018, A.2).
 RULES: dict[str, Rule] = {
+    **LOOP_RULES,  # weight_decay, max_grad_norm, mixed_precision, seed: worded in training/cli.py
     "vocab_size": at_least(1, "the size of the WordPiece vocabulary trained for vocab='train'; the course uses 8192"),
     "max_seq_length": at_least(8, "tokens per sequence, [CLS] and [SEP]s included; BERT uses 128, then 512"),
     "short_seq_prob": within(0, 1, "the share of sequences cut shorter, as fine-tuning inputs are; Google uses 0.1",
@@ -152,14 +154,9 @@ RULES: dict[str, Rule] = {
     "max_steps": at_least(1, "the number of optimizer steps; BERT uses 1,000,000"),
     "lr": above(0, "the peak learning rate; BERT uses 1e-4"),
     "warmup_steps": at_least(0, "the steps of linear warm-up before the linear decay; BERT uses 10,000"),
-    "weight_decay": above(0, "AdamW's decoupled weight decay; BERT uses 0.01", or_equal=True),
     "adam_betas": each(2, within(0, 1), "Adam's pair of decay rates (beta1, beta2); BERT uses 0.9 0.999"),
     "adam_eps": above(0, "Adam's epsilon, added to the denominator; Google uses 1e-6"),
-    "max_grad_norm": above(0, "the clipping threshold on the gradients' global norm; BERT uses 1.0"),
     "optimizer": one_of(("adamw", "deepspeed"), "the optimizer: AdamW, or the DeepSpeed config's (LAMB)"),
-    "seed": SEED,
-    "mixed_precision": one_of(("auto", "no", "bf16", "fp16"),
-                              "the autocast dtype (auto: bf16 on a GPU that has it, else no)"),
     "micro_batch_tokens": at_least(1, "the most tokens of one forward pass (grad_accum is derived from it); "
                                       "none: grad_accum decides"),
     "eval_every": at_least(1, "the steps between two evaluations on the held-out split"),

@@ -13,7 +13,16 @@ import argparse
 import dataclasses
 import json
 
-from ..config import Rule, did_you_mean, type_rule
+from ..config import SEED, Rule, above, did_you_mean, one_of, type_rule
+from .accelerator import MIXED_PRECISION
+
+# The rules of the settings both loops share, worded once for pre-training's and fine-tuning's RULES.
+LOOP_RULES: dict[str, Rule] = {
+    "weight_decay": above(0, "AdamW's decoupled weight decay; BERT uses 0.01", or_equal=True),
+    "max_grad_norm": above(0, "the clipping threshold on the gradients' global norm; BERT uses 1.0"),
+    "mixed_precision": one_of(MIXED_PRECISION, "the autocast dtype (auto: bf16 on a GPU that has it, else no)"),
+    "seed": SEED,
+}
 
 
 def _value(text: str, annotation: str):

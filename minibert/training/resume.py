@@ -96,7 +96,7 @@ def start(resume: str | None, out_dir: str | Path) -> Path | None:
     Refusals are FileExistsError or CheckpointError, and change nothing."""
     out = Path(out_dir)
     if resume not in (None, "auto"):
-        return find(resume, out_dir)
+        return find(resume)
     found = completed(out)
     if found and resume == "auto":
         return found[-1]
@@ -127,13 +127,8 @@ def set_aside(out_dir: Path, resume: str | None = None) -> str | None:
             f"(the old run's log is kept as {failed})")
 
 
-def find(resume: str, out_dir: str) -> Path:
-    """`resume` is "auto" (the newest checkpoint of out_dir) or a checkpoint folder."""
-    if resume == "auto":
-        found = completed(Path(out_dir))
-        if not found:
-            raise CheckpointError(f"--resume auto: no finished checkpoint in {out_dir}/checkpoints")
-        return found[-1]
+def find(resume: str) -> Path:
+    """`resume`, a checkpoint folder, if it is finished (`start` handles "auto")."""
     folder = Path(resume)
     if not (folder / "COMPLETE").is_file():
         raise CheckpointError(f"{resume} is not a finished checkpoint (a step-NNNNNNN folder holding "
