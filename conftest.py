@@ -16,7 +16,10 @@ from execute import kernel_environment
 collect_ignore = ["course", "exercises/mine"]
 
 # Each notebook should run in 3 minutes on a 2-core machine; a slower one is named in the summary.
+# Chapter 05 gets 3 more: its section 5.2 pre-trains with the course recipe for about 3 minutes,
+# long enough to leave the unigram plateau.
 BUDGET_SECONDS = 180
+LONGER = {"notebooks/05_pretraining.ipynb": 360}
 _seconds: dict[str, float] = defaultdict(float)
 
 
@@ -44,5 +47,6 @@ def pytest_terminal_summary(terminalreporter):
         return
     terminalreporter.section("notebook times (nbval, this machine)")
     for path, seconds in sorted(_seconds.items()):
-        over = f"  over the {BUDGET_SECONDS} s budget" if seconds > BUDGET_SECONDS else ""
+        budget = LONGER.get(path, BUDGET_SECONDS)
+        over = f"  over the {budget} s budget" if seconds > budget else ""
         terminalreporter.write_line(f"{seconds:7.1f} s  {path}{over}")

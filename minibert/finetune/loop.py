@@ -31,6 +31,7 @@ from ..tokenizer import Tokenizer
 from ..training.accelerator import device_name, make_accelerator
 from ..training.claim import claimed
 from ..training.log import RunLog
+from ..training.meter import Meter
 from ..training.optim import build_optimizer
 from ..training.watchdog import check_finite
 from . import evaluation
@@ -86,16 +87,9 @@ def run(cfg: FinetuneConfig, accelerator, command: str | None) -> dict:
     folder = resolve(model_folder(cfg.model))
     tokenizer = Tokenizer.from_pretrained(folder)
     set_seed(cfg.seed)  # the head's initialisation, dropout, the order of batches: this run's seed
-    model = build_model(task, folder, cfg.init, ignore_mismatched_heads=cfg.ignore_mismatched_heads)
-    if cfg.bilstm:  # after the seed, so the BiLSTM's draws are this run's
-        model.bert = BertWithBiLSTM.on(model.bert)
-    if cfg.freeze_encoder:  # the optimizer's groups take only what requires a gradient: the head
-        model.bert.requires_grad_(False)
-
+    model = _model(cfg, task, folder)
     features = encode(task.kind, train, tokenizer, **feature_settings(cfg))
-    loader = torch.utils.data.DataLoader(features, batch_size=cfg.batch_size, shuffle=True,
-                                         generator=seeding.generator(cfg.seed, 1),
-                                         collate_fn=lambda rows: collate(rows, tokenizer.pad_token_id))
+    loader = _loader(features, cfg, tokenizer.pad_token_id)
     total = cfg.epochs * len(loader)
     optimizer, scheduler = build_optimizer(model, lr=cfg.lr, warmup_steps=int(cfg.warmup_proportion * total),
                                            total_steps=total, weight_decay=cfg.weight_decay)
@@ -110,35 +104,38 @@ def run(cfg: FinetuneConfig, accelerator, command: str | None) -> dict:
     from tqdm.auto import tqdm
 
     start, step, metrics, history = time.perf_counter(), 0, {}, []
+    meter = Meter(("loss",), accelerator.device)  # the steps since the last "train" record
     bar = tqdm(total=total, disable=not (cfg.progress and accelerator.is_main_process), desc=cfg.task, unit="step")
     for epoch in range(1, cfg.epochs + 1):
         model.train()
         for batch in loader:
             loss = model(**batch, unpad=cfg.unpad).loss
             accelerator.backward(loss)
-            loss = loss.detach()
             grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-            grad_norm = check_finite(accelerator, loss, grad_norm, step=step + 1, last_checkpoint=None)
+            grad_norm = check_finite(accelerator, loss.detach(), grad_norm, step=step + 1, last_checkpoint=None)
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             step += 1
+            meter.add([loss], batch)
+            meter.step(grad_norm)
             bar.update(1)
             if step % cfg.log_every == 0 or step == total:
-                log.write("train", step=step, epoch=epoch, loss=float(loss), lr=scheduler.get_last_lr()[0],
-                          grad_norm=grad_norm, seconds=time.perf_counter() - start)
-                bar.set_postfix(loss=f"{float(loss):.3f}")
+                w = meter.flush(accelerator)  # the steps since the last record: their mean loss, tokens/s
+                log.write("train", step=step, epoch=epoch, loss=w.losses["loss"], lr=scheduler.get_last_lr()[0],
+                          grad_norm=w.grad_norm, tokens_per_s=w.tokens_per_s, seconds=time.perf_counter() - start)
+                bar.set_postfix(loss=f"{w.losses['loss']:.3f}")
         predictions = {}  # each dev example's prediction, by its id: kept from the last epoch
         metrics = evaluation.evaluate(accelerator.unwrap_model(model), task, valid, tokenizer, cfg, keep=predictions)
         log.write("eval", step=step, epoch=epoch, split=cfg.eval_split, **metrics)
         history.append({"epoch": epoch, "step": step, **metrics})
+        meter.restart_clock()  # tokens/s counts training, not the evaluation
     bar.close()
     seconds = time.perf_counter() - start
     log.write("end", step=step, seconds=seconds, **metrics)
     log.close()
-    if accelerator.is_main_process:
-        (out / "predictions.json").write_text(json.dumps(predictions) + "\n", encoding="utf-8")
-        save(accelerator.unwrap_model(model), tokenizer, out, metrics, facts, seconds)  # metrics.json last: the run is done
+    if accelerator.is_main_process:  # metrics.json last: the run is done
+        save(accelerator.unwrap_model(model), tokenizer, out, metrics, facts, seconds, predictions)
     accelerator.wait_for_everyone()
     return {"metrics": metrics, "history": history, "predictions": predictions, "seconds": seconds, "steps": step,
             "out_dir": str(out), **facts}
@@ -186,14 +183,34 @@ def build_model(task, folder: Path, init: str, *, ignore_mismatched_heads: bool 
     return head.from_pretrained(folder, ignore_mismatched_heads=ignore_mismatched_heads, **labels).train()
 
 
+def _model(cfg: FinetuneConfig, task, folder: Path):
+    """The run's model, drawn under its seed: the task's head, a BiLSTM on top if asked (Table 5),
+    the encoder frozen if asked (the head alone trains: §5.3's feature-based way, simplest form)."""
+    model = build_model(task, folder, cfg.init, ignore_mismatched_heads=cfg.ignore_mismatched_heads)
+    if cfg.bilstm:  # after the seed, so the BiLSTM's draws are this run's
+        model.bert = BertWithBiLSTM.on(model.bert)
+    if cfg.freeze_encoder:  # the optimizer's groups take only what requires a gradient: the head
+        model.bert.requires_grad_(False)
+    return model
+
+
+def _loader(features: list[dict], cfg: FinetuneConfig, pad_token_id: int):
+    """Batches of `features` in the order this run's seed draws, each padded to its longest row."""
+    return torch.utils.data.DataLoader(features, batch_size=cfg.batch_size, shuffle=True,
+                                       generator=seeding.generator(cfg.seed, 1),
+                                       collate_fn=lambda rows: collate(rows, pad_token_id))
+
+
 def feature_settings(cfg: FinetuneConfig) -> dict:
     return dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
 
 
-def save(model, tokenizer, out: Path, metrics: dict, facts: dict, seconds: float) -> None:
-    """out/model (weights, config.json, tokenizer) and out/metrics.json, each written whole: into a
-    temporary folder first, then renamed, so an interrupted run leaves no half-written model. (Both
-    folders are this run's: `make_room` refused an out_dir that held either.)"""
+def save(model, tokenizer, out: Path, metrics: dict, facts: dict, seconds: float, predictions: dict) -> None:
+    """out/predictions.json, out/model (weights, config.json, tokenizer) and, last, out/metrics.json;
+    the model written whole: into a temporary folder first, then renamed, so an interrupted run
+    leaves no half-written model. (Both folders are this run's: `make_room` refused an out_dir that
+    held either.)"""
+    (out / "predictions.json").write_text(json.dumps(predictions) + "\n", encoding="utf-8")
     tmp = out / "model.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)

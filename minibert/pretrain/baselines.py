@@ -34,6 +34,7 @@ from ..masking import selected_kinds
 from ..tokenizer import load_vocab
 from ..tokenizer.vocab import SPECIAL_TOKENS
 from .data import eval_loader, prepare_shards, prepare_vocab
+from .recipes import PretrainConfig
 from .shards import ShardDataset
 
 PREDICTORS = ("unigram", "left", "both")
@@ -135,7 +136,7 @@ def mask_guesses(model, batches, mask_token_id: int) -> Counter:
     return guesses
 
 
-def neighbour_floors(cfg) -> dict[str, dict[str, float]]:
+def neighbour_floors(cfg: PretrainConfig) -> dict[str, dict[str, float]]:
     """The three count predictors fitted on `cfg`'s training split and scored on its held-out
     positions, masked exactly as the run's evaluation masks them."""
     if cfg.objective != "mlm":

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from ..paper import PRETRAINING
 from ..training.log import read_log
+from .recipes import PretrainConfig
 
 
-def write_card(folder: Path, cfg, facts: dict, progress, metrics: dict, command: str | None) -> Path:
+def write_card(folder: Path, cfg: PretrainConfig, facts: dict, progress, metrics: dict, command: str | None) -> Path:
     m = facts["model_config"]
     loss = f"{metrics['mlm_loss']:.3f}  (ln V = {facts['ln_vocab']:.3f}"
     if facts.get("unigram_entropy"):
@@ -60,7 +61,7 @@ Loads with `minibert.BertForPreTraining.from_pretrained(folder)`,
     return path
 
 
-def phase1_section(cfg) -> str:
+def phase1_section(cfg: PretrainConfig) -> str:
     """Phase 1 of a two-phase run (init_from): its command and numbers, from its own log."""
     log = Path(cfg.init_from or "") / "log.jsonl"
     if not cfg.init_from or not log.is_file():
@@ -80,7 +81,7 @@ def phase1_section(cfg) -> str:
 """
 
 
-def departures_section(cfg, m: dict) -> str:
+def departures_section(cfg: PretrainConfig, m: dict) -> str:
     """Where this recipe departs from the paper's (Appendix A.2), one line each; for a phase 2,
     phase 1's departures too (from its log)."""
     lines = departures(cfg.to_dict(), m)

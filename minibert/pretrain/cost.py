@@ -18,24 +18,24 @@ from ..heads import BertForPreTraining
 from ..tokenizer import load_vocab
 from .data import prepare_vocab
 from .metrics import PEAK_TFLOPS, flops_per_token, peak_tflops
-from .recipes import recipe
+from .recipes import PretrainConfig, recipe
 
 # The paper's runs as the engine's presets: 90% of 1M steps at 128 tokens, then 10% at 512.
 PAPER_RUNS = {"BERT-BASE": ("base", "base-512"), "BERT-LARGE": ("large", "large-512")}
 PAPER_CHIPS = {"BERT-BASE": paper.PRETRAINING["base_tpu_chips"], "BERT-LARGE": paper.PRETRAINING["large_tpu_chips"]}
 
 
-def vocab_size_of(cfg) -> int:
+def vocab_size_of(cfg: PretrainConfig) -> int:
     """The run's vocabulary size, without training one: vocab="train" makes vocab_size entries."""
     return cfg.vocab_size if cfg.vocab == "train" else len(load_vocab(prepare_vocab(cfg)))
 
 
-def predicted_fraction(cfg) -> float:
+def predicted_fraction(cfg: PretrainConfig) -> float:
     """The expected share of positions with an MLM label: 15%, unless max_predictions caps it."""
     return min(cfg.mlm_probability, cfg.max_predictions / cfg.max_seq_length)
 
 
-def run_cost(cfg, *, device: str = "H100", devices: int = 1, mfu: float = 0.4) -> dict:
+def run_cost(cfg: PretrainConfig, *, device: str = "H100", devices: int = 1, mfu: float = 0.4) -> dict:
     """Tokens, FLOPs and time of run `cfg` on `devices` accelerators (a name from PEAK_TFLOPS)."""
     peak = peak_tflops(device)
     if peak is None:
@@ -67,7 +67,7 @@ def paper_cost(run: str = "BERT-BASE", *, device: str = "H100", devices: int = 8
                 paper_chips=PAPER_CHIPS[run], paper_days=paper.PRETRAINING["days"], paper_mfu=implied)
 
 
-def plan_text(cfg, *, device: str = "H100", devices: int = 1, mfu: float = 0.4) -> str:
+def plan_text(cfg: PretrainConfig, *, device: str = "H100", devices: int = 1, mfu: float = 0.4) -> str:
     """What `--plan` prints: the run's size, its batch as the processes will split it, its cost."""
     from ..training.accelerator import accumulation_steps, micro_batch_size
 

@@ -30,6 +30,7 @@ from ..hub import minilm_path, sha256_of
 from ..masking import MaskingCollator
 from ..tokenizer import load_vocab, train_wordpiece
 from ..tokenizer.vocab import SPECIAL_TOKENS
+from .recipes import PretrainConfig
 from .shards import ShardDataset, write_complete, write_shards
 
 
@@ -57,7 +58,7 @@ def _corpus(path: str, what: str) -> Path:
     return p
 
 
-def prepare_vocab(cfg) -> Path:
+def prepare_vocab(cfg: PretrainConfig) -> Path:
     """The run's vocab.txt: BERT's uncased one, a given file, or one trained on the corpus (cached)."""
     if cfg.vocab == "bert-uncased":  # the 30,522 entries of bert-base-uncased, shipped with MiniLM
         return minilm_path() / "vocab.txt"
@@ -82,7 +83,7 @@ def prepare_vocab(cfg) -> Path:
     return folder / "vocab.txt"
 
 
-def prepare_shards(cfg, vocab: Path, split: str) -> Path:
+def prepare_shards(cfg: PretrainConfig, vocab: Path, split: str) -> Path:
     """Write (once) and return the folder of `split`'s instances; a folder of shards is used as is."""
     corpus = _corpus(cfg.train_corpus if split == "train" else cfg.valid_corpus, f"{split}_corpus")
     if corpus.is_dir():
@@ -100,7 +101,7 @@ def prepare_shards(cfg, vocab: Path, split: str) -> Path:
     return folder
 
 
-def _write(cfg, corpus: Path, vocab: Path, folder: Path, settings: dict) -> None:
+def _write(cfg: PretrainConfig, corpus: Path, vocab: Path, folder: Path, settings: dict) -> None:
     totals = write_shards(corpus.resolve(), folder, vocab=vocab.resolve(), lowercase=cfg.lowercase,
                           max_seq_length=cfg.max_seq_length, short_seq_prob=cfg.short_seq_prob,
                           nsp=cfg.nsp, dupe_factor=cfg.dupe_factor, seed=cfg.seed,
@@ -140,7 +141,7 @@ class MicroBatches(torch.utils.data.Sampler):
             m += 1
 
 
-def collator(cfg, vocab: dict[str, int], seed: int, static: bool) -> MaskingCollator:
+def collator(cfg: PretrainConfig, vocab: dict[str, int], seed: int, static: bool) -> MaskingCollator:
     tokens = sorted(vocab, key=vocab.get)
     return MaskingCollator(
         pad_token_id=vocab["[PAD]"], cls_token_id=vocab["[CLS]"], sep_token_id=vocab["[SEP]"],
@@ -154,7 +155,7 @@ def collator(cfg, vocab: dict[str, int], seed: int, static: bool) -> MaskingColl
         word_start_tokens=tokens if cfg.whole_word else None)
 
 
-def train_loader(cfg, folder: Path, vocab: dict, micro_batch: int, rank: int, world: int, start: int):
+def train_loader(cfg: PretrainConfig, folder: Path, vocab: dict, micro_batch: int, rank: int, world: int, start: int):
     draws = Draws(ShardDataset(folder), cfg.seed, static=cfg.masking == "static")
     return torch.utils.data.DataLoader(
         draws, batch_sampler=MicroBatches(micro_batch, rank, world, start),
@@ -163,7 +164,7 @@ def train_loader(cfg, folder: Path, vocab: dict, micro_batch: int, rank: int, wo
         persistent_workers=cfg.num_workers > 0)
 
 
-def eval_loader(cfg, folder: Path, vocab: dict, micro_batch: int, rank: int, world: int):
+def eval_loader(cfg: PretrainConfig, folder: Path, vocab: dict, micro_batch: int, rank: int, world: int):
     """The held-out instances in order, masked the same way at every evaluation; each process takes
     every world-th micro-batch, and the sums are reduced across processes."""
     dataset = ShardDataset(folder)

@@ -14,9 +14,10 @@ from ..tokenizer import load_vocab
 from ..training.accelerator import make_accelerator
 from .data import eval_loader, prepare_shards, prepare_vocab
 from .metrics import evaluate
+from .recipes import PretrainConfig
 
 
-def heldout_metrics(cfg, model_folder: str) -> dict:
+def heldout_metrics(cfg: PretrainConfig, model_folder: str) -> dict:
     """MLM (or, for objective="ltr", next-token) loss, accuracy and perplexity of the model in
     `model_folder` on `cfg`'s held-out split, corrupted as `cfg` says; NSP too when cfg.nsp."""
     accelerator = make_accelerator(mixed_precision="no")

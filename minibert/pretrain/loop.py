@@ -7,7 +7,8 @@ mean MLM loss + mean NSP loss (section 3.1). The switches that make it fast, or 
 (bf16 autocast, unpadding, fused AdamW, a compiled encoder over static shapes, micro-batches
 sized in tokens, gradient checkpointing) change how a step is computed, never what:
 tests/test_fast_path.py holds them to it. What every loop shares (the accelerator, optimizer,
-watchdog, log and checkpoints) is in `minibert.training`; what is pre-training's is here.
+watchdog, log, meter and checkpoints) is in `minibert.training`; what is pre-training's is here:
+`pretrain()` sets a run up, `train()` is its loop, one `train_step()` an optimizer step.
 """
 
 from __future__ import annotations
@@ -17,27 +18,30 @@ import math
 import os
 import shutil
 import sys
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from accelerate import Accelerator
 from accelerate.utils import set_seed
 
 from ..checkpoint import CheckpointError, from_hf_state_dict, load_weights
 from ..heads import BertForPreTraining
 from ..hub import resolve
-from ..inputs import IGNORE_INDEX
 from ..tokenizer import load_vocab
 from ..training import export
 from ..training import resume as resume_from
 from ..training.accelerator import accumulation_steps, device_name, make_accelerator, micro_batch_size, prepare
 from ..training.claim import claimed
 from ..training.log import RunLog
+from ..training.meter import Meter
 from ..training.optim import build_optimizer
 from ..training.watchdog import TrainingDiverged, check_finite
 from .card import write_card
 from .data import eval_loader, prepare_shards, prepare_vocab, train_loader
-from .metrics import evaluate, flops_per_token, peak_tflops
+from .metrics import evaluate as evaluate_model
+from .metrics import flops_per_token, peak_tflops
+from .recipes import PretrainConfig
 
 # Settings that change what a run computes: resuming under other values would not continue the
 # same run, so it is refused (training/resume.py). The rest may change between the two runs.
@@ -46,9 +50,10 @@ MUST_MATCH = ("model", "model_overrides", "train_corpus", "vocab", "vocab_size",
               "max_predictions", "whole_word", "batch_size", "lr", "warmup_steps", "weight_decay", "adam_betas",
               "adam_eps", "max_grad_norm", "optimizer", "seed", "max_steps")
 SETTINGS_FILE = "pretrain_config.json"
+LOSSES = ("loss", "mlm_loss", "nsp_loss")  # what the log's "train" records average (nsp_loss 0 without NSP)
 
 
-def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None = None,
+def pretrain(cfg: PretrainConfig, *, resume: str | None = None, model: BertForPreTraining | None = None,
              command: str | None = None) -> dict:
     """Run (or, with resume="auto" or a checkpoint folder, continue) the run `cfg` describes.
     Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks).
@@ -61,7 +66,7 @@ def pretrain(cfg, *, resume: str | None = None, model: BertForPreTraining | None
         return _run(cfg, accelerator, checkpoint, model, command, resume)
 
 
-def _starting_point(cfg, out: Path, resume: str | None) -> Path | None:
+def _starting_point(cfg: PretrainConfig, out: Path, resume: str | None) -> Path | None:
     """The checkpoint to continue from (None: step 0), or a refusal; made under the folder's claim."""
     export.check_replaceable(out / "final", flag="--out-dir")  # someone's own final/ is never replaced
     checkpoint = resume_from.start(resume, out)
@@ -73,7 +78,8 @@ def _starting_point(cfg, out: Path, resume: str | None) -> Path | None:
     return checkpoint
 
 
-def _run(cfg, accelerator, checkpoint: Path | None, model, command, resume: str | None) -> dict:
+def _run(cfg: PretrainConfig, accelerator: Accelerator, checkpoint: Path | None, model, command,
+         resume: str | None) -> dict:
     grad_accum = cfg.grad_accum
     if cfg.micro_batch_tokens:  # sequence-length aware: as many sequences per pass as the tokens allow
         grad_accum = accumulation_steps(cfg.batch_size, cfg.max_seq_length, accelerator.num_processes,
@@ -109,11 +115,12 @@ def _run(cfg, accelerator, checkpoint: Path | None, model, command, resume: str 
     log.write("run", step=progress.step, tokens=progress.tokens, resumed=checkpoint is not None, **facts)
 
     rank, world = accelerator.process_index, accelerator.num_processes
-    loop = _Loop(cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path, grad_accum,
-                 batches=iter(train_loader(cfg, train_dir, vocab, micro, rank, world, progress.step * grad_accum)),
-                 valid=eval_loader(cfg, valid_dir, vocab, micro, rank, world))
+    peak = cfg.peak_tflops or (peak_tflops(facts["device"]) if accelerator.device.type == "cuda" else None)
+    run = _Run(cfg, accelerator, model, optimizer, scheduler, progress, log, Meter(LOSSES, accelerator.device),
+               vocab_path, grad_accum, peak)
     try:
-        metrics = loop.run()
+        metrics = train(run, iter(train_loader(cfg, train_dir, vocab, micro, rank, world, progress.step * grad_accum)),
+                        eval_loader(cfg, valid_dir, vocab, micro, rank, world))
     finally:
         log.close()
     if accelerator.is_main_process:
@@ -123,7 +130,7 @@ def _run(cfg, accelerator, checkpoint: Path | None, model, command, resume: str 
     return metrics
 
 
-def _model(cfg, model, vocab_size: int, checkpoint: Path | None) -> BertForPreTraining:
+def _model(cfg: PretrainConfig, model, vocab_size: int, checkpoint: Path | None) -> BertForPreTraining:
     model = model or BertForPreTraining(cfg.model_config(vocab_size))
     if model.config.vocab_size != vocab_size:
         raise CheckpointError(f"the model's vocab_size is {model.config.vocab_size}, the vocabulary's {vocab_size}")
@@ -132,7 +139,7 @@ def _model(cfg, model, vocab_size: int, checkpoint: Path | None) -> BertForPreTr
     return model
 
 
-def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
+def _publish(cfg: PretrainConfig, out: Path, log, facts, progress, metrics, command) -> None:
     """final/: the last checkpoint's model and tokenizer, a model card and the log; and a copy at
     export_to. Each is written whole, and replaces only an earlier export (training/export.py)."""
     def fill(final: Path) -> None:
@@ -150,7 +157,7 @@ def _publish(cfg, out: Path, log, facts, progress, metrics, command) -> None:
             raise FileExistsError(f"{e}. The run itself finished: its model is in {out / 'final'}") from None
 
 
-def _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command) -> dict:
+def _facts(cfg: PretrainConfig, accelerator: Accelerator, model, vocab, train_dir, micro, grad_accum, command) -> dict:
     """What the run's first log record says about it (folders of shards made elsewhere have no
     complete.json, and so no corpus facts)."""
     made = Path(train_dir) / "complete.json"
@@ -166,131 +173,123 @@ def _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command
                 command=command or " ".join([os.path.basename(sys.executable)] + sys.argv))
 
 
-class _Loop:
-    """The steps of a run, with logging, evaluation, checkpoints and the NaN/inf watchdog."""
+@dataclass
+class _Run:
+    """What the steps of one run share: its settings, the prepared model, optimizer and schedule,
+    where it stands, its log and the meter of the steps since the last log record."""
+    cfg: PretrainConfig
+    acc: Accelerator
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    progress: resume_from.Progress
+    log: RunLog
+    meter: Meter
+    vocab_path: Path
+    grad_accum: int
+    peak: float | None  # the accelerator's peak TFLOP/s, for MFU (None on a CPU)
 
-    def __init__(self, cfg, accelerator, model, optimizer, scheduler, progress, log, facts, vocab_path,
-                 grad_accum: int, *, batches, valid):
-        self.cfg, self.acc, self.model, self.optimizer, self.scheduler = cfg, accelerator, model, optimizer, scheduler
-        self.grad_accum = grad_accum
-        self.progress, self.log, self.vocab_path, self.batches, self.valid = progress, log, vocab_path, batches, valid
-        self.config = accelerator.unwrap_model(model).config
-        self.peak = cfg.peak_tflops or (peak_tflops(facts["device"]) if accelerator.device.type == "cuda" else None)
-        self.window = self._new_window()  # what happened since the last log record
 
-    def run(self) -> dict:
-        from tqdm.auto import tqdm
+def train(run: _Run, batches, valid) -> dict:
+    """The loop: optimizer steps until max_steps, and every so often a log record, an evaluation
+    on the held-out split and a checkpoint. Returns the last evaluation's metrics."""
+    from tqdm.auto import tqdm
 
-        cfg, p = self.cfg, self.progress
-        bar = tqdm(total=cfg.max_steps, initial=p.step, disable=not (cfg.progress and self.acc.is_main_process),
-                   desc="pre-training", unit="step")
-        if p.step == 0:
-            self.evaluate()  # the untrained model: MLM loss ~ln V, NSP ~50%
-        metrics = None
-        while p.step < cfg.max_steps:
-            self.step()
-            bar.update(1)
-            if p.step % cfg.log_every == 0 or p.step == cfg.max_steps:
-                bar.set_postfix(loss=f"{self.log_train():.3f}")
-            if p.step % cfg.eval_every == 0 or p.step == cfg.max_steps:
-                metrics = self.evaluate()
-            if p.step % cfg.save_every == 0 or p.step == cfg.max_steps:
-                self.save()
-        bar.close()
-        if metrics is None:  # resumed at the last step: nothing left to train
-            metrics = self.evaluate()
-            self.save()
-        self.log.write("end", step=p.step, tokens=p.tokens, seconds=p.seconds, **metrics)
-        return metrics
+    cfg, p = run.cfg, run.progress
+    bar = tqdm(total=cfg.max_steps, initial=p.step, disable=not (cfg.progress and run.acc.is_main_process),
+               desc="pre-training", unit="step")
+    if p.step == 0:
+        evaluate(run, valid)  # the untrained model: MLM loss ~ln V, NSP ~50%
+    metrics = None
+    while p.step < cfg.max_steps:
+        train_step(run, batches)
+        bar.update(1)
+        last = p.step == cfg.max_steps
+        if p.step % cfg.log_every == 0 or last:
+            bar.set_postfix(loss=f"{log_train(run):.3f}")
+        if p.step % cfg.eval_every == 0 or last:
+            metrics = evaluate(run, valid)
+        if p.step % cfg.save_every == 0 or last:
+            save(run)
+    bar.close()
+    if metrics is None:  # resumed at the last step: nothing left to train
+        metrics = evaluate(run, valid)
+        save(run)
+    run.log.write("end", step=p.step, tokens=p.tokens, seconds=p.seconds, **metrics)
+    return metrics
 
-    def step(self) -> None:
-        """One optimizer step over grad_accum micro-batches on every process."""
-        cfg, acc, w = self.cfg, self.acc, self.window
-        for _ in range(self.grad_accum):
-            batch = {k: v.to(acc.device, non_blocking=True) for k, v in next(self.batches).items()}
-            if not cfg.nsp:  # MLM only: the NSP head gets no labels and no loss
-                batch.pop("next_sentence_label")
-            with acc.accumulate(self.model):  # no gradient all-reduce until the last micro-batch
-                out = self.model(**batch, unpad=cfg.unpad)
-                acc.backward(out.loss)  # divided by grad_accum inside
-            nsp_loss = out.nsp_loss if cfg.nsp else torch.zeros_like(out.loss)
-            w["losses"] += torch.stack([out.loss, out.mlm_loss, nsp_loss]).detach().float() / self.grad_accum
-            w["counts"] += torch.stack([torch.tensor(batch["input_ids"].numel(), device=acc.device),
-                                        batch["attention_mask"].sum(), (batch["labels"] != IGNORE_INDEX).sum()])
-        grad_norm = acc.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-        grad_norm = self.watchdog(out.loss.detach(), grad_norm)
-        self.optimizer.step()
-        self.scheduler.step()
-        self.optimizer.zero_grad(set_to_none=True)
-        self.progress.step += 1
-        w["steps"] += 1
-        w["grad_norm"] = max(w["grad_norm"], grad_norm)
 
-    def watchdog(self, loss, grad_norm) -> float:
-        """The gradient norm, or a "diverged" record and TrainingDiverged before the update."""
-        p, found = self.progress, resume_from.completed(Path(self.cfg.out_dir))
-        try:
-            return check_finite(self.acc, loss, grad_norm, step=p.step + 1,
-                                last_checkpoint=found[-1] if found else None)
-        except TrainingDiverged:
-            norm = float(grad_norm) if grad_norm is not None else 0.0
-            self.log.write("diverged", step=p.step + 1, tokens=p.tokens, loss=float(loss), grad_norm=norm)
-            raise
+def train_step(run: _Run, batches) -> None:
+    """One optimizer step over grad_accum micro-batches on every process: forward, backward,
+    clip, the watchdog, AdamW, the schedule."""
+    cfg, acc = run.cfg, run.acc
+    for _ in range(run.grad_accum):
+        batch = {k: v.to(acc.device, non_blocking=True) for k, v in next(batches).items()}
+        if not cfg.nsp:  # MLM only: the NSP head gets no labels and no loss
+            batch.pop("next_sentence_label")
+        with acc.accumulate(run.model):  # no gradient all-reduce until the last micro-batch
+            out = run.model(**batch, unpad=cfg.unpad)
+            acc.backward(out.loss)  # divided by grad_accum inside
+        nsp_loss = out.nsp_loss if cfg.nsp else torch.zeros_like(out.loss)
+        run.meter.add([out.loss, out.mlm_loss, nsp_loss], batch, parts=run.grad_accum)
+    grad_norm = acc.clip_grad_norm_(run.model.parameters(), cfg.max_grad_norm)
+    grad_norm = _watchdog(run, out.loss.detach(), grad_norm)
+    run.optimizer.step()
+    run.scheduler.step()
+    run.optimizer.zero_grad(set_to_none=True)
+    run.progress.step += 1
+    run.meter.step(grad_norm)
 
-    def _new_window(self) -> dict:
-        # counts: positions (B·T, [PAD] included), real tokens, labelled (predicted) positions
-        return dict(losses=torch.zeros(3, device=self.acc.device), counts=torch.zeros(3, device=self.acc.device),
-                    steps=0, grad_norm=0.0, start=time.perf_counter())
 
-    def _flush(self) -> dict:
-        """Sum the window over processes, count its tokens into the progress, start a new window."""
-        w, acc = self.window, self.acc
-        losses = acc.reduce(w["losses"], reduction="mean") / max(1, w["steps"])
-        counts = acc.reduce(w["counts"], reduction="sum")
-        seconds = time.perf_counter() - w["start"]
-        self.progress.tokens += int(counts[0])
-        self.progress.seconds += seconds
-        self.window = self._new_window()
-        return dict(w, losses=losses.tolist(), positions=int(counts[0]), real=int(counts[1]), predicted=int(counts[2]),
-                    seconds=seconds)
+def _watchdog(run: _Run, loss, grad_norm) -> float:
+    """The gradient norm, or a "diverged" record and TrainingDiverged before the update."""
+    p, found = run.progress, resume_from.completed(Path(run.cfg.out_dir))
+    try:
+        return check_finite(run.acc, loss, grad_norm, step=p.step + 1, last_checkpoint=found[-1] if found else None)
+    except TrainingDiverged:
+        norm = float(grad_norm) if grad_norm is not None else 0.0
+        run.log.write("diverged", step=p.step + 1, tokens=p.tokens, loss=float(loss), grad_norm=norm)
+        raise
 
-    def log_train(self) -> float:
-        w, p = self._flush(), self.progress
-        loss, mlm_loss, nsp_loss = w["losses"]
-        tokens_per_s = w["positions"] / w["seconds"]
-        record = dict(step=p.step, tokens=p.tokens, loss=loss, mlm_loss=mlm_loss, lr=self.scheduler.get_last_lr()[0],
-                      grad_norm=w["grad_norm"], tokens_per_s=tokens_per_s, seconds=p.seconds)
-        if self.cfg.nsp:
-            record["nsp_loss"] = nsp_loss
-        record["real_tokens_per_s"] = w["real"] / w["seconds"]  # [PAD] left out: the work the model needs
-        if self.peak and w["real"]:
-            # Model FLOPs count real tokens only, so time spent on [PAD] lowers the MFU, as it should.
-            seq_len = self.cfg.max_seq_length
-            flops = flops_per_token(self.config, seq_len, w["predicted"] / w["real"]) * record["real_tokens_per_s"]
-            record["mfu"] = flops / (self.peak * 1e12 * self.acc.num_processes)
-        self.log.write("train", **record)
-        return loss
 
-    def evaluate(self) -> dict:
-        if self.window_open():  # log the steps since the last record first: no step goes unlogged
-            self.log_train()
-        metrics = evaluate(self.model, self.valid, self.acc, nsp=self.cfg.nsp, unpad=self.cfg.unpad)
-        self.log.write("eval", step=self.progress.step, tokens=self.progress.tokens, **metrics)
-        self._restart_clock()
-        return metrics
+def log_train(run: _Run) -> float:
+    """A "train" record of the steps since the last one (their mean losses, throughput, MFU);
+    returns the mean loss."""
+    w, p = run.meter.flush(run.acc), run.progress
+    p.tokens += w.positions
+    p.seconds += w.seconds
+    record = dict(step=p.step, tokens=p.tokens, loss=w.losses["loss"], mlm_loss=w.losses["mlm_loss"],
+                  lr=run.scheduler.get_last_lr()[0], grad_norm=w.grad_norm, tokens_per_s=w.tokens_per_s,
+                  seconds=p.seconds)
+    if run.cfg.nsp:
+        record["nsp_loss"] = w.losses["nsp_loss"]
+    record["real_tokens_per_s"] = w.real_tokens_per_s  # [PAD] left out: the work the model needs
+    if run.peak and w.real:
+        # Model FLOPs count real tokens only, so time spent on [PAD] lowers the MFU, as it should.
+        config = run.acc.unwrap_model(run.model).config
+        flops = flops_per_token(config, run.cfg.max_seq_length, w.predicted / w.real) * w.real_tokens_per_s
+        record["mfu"] = flops / (run.peak * 1e12 * run.acc.num_processes)
+    run.log.write("train", **record)
+    return w.losses["loss"]
 
-    def save(self) -> None:
-        if self.window_open():  # the tokens seen must be counted before they are saved
-            self.log_train()
-        folder = resume_from.save(self.acc, self.model, out_dir=Path(self.cfg.out_dir), progress=self.progress,
-                                  settings=self.cfg.to_json(), settings_file=SETTINGS_FILE,
-                                  keep_last=self.cfg.keep_last, vocab=self.vocab_path, lowercase=self.cfg.lowercase)
-        self.log.write("checkpoint", step=self.progress.step, tokens=self.progress.tokens, path=str(folder))
-        self._restart_clock()
 
-    def _restart_clock(self) -> None:
-        """Throughput counts training only, not the evaluation or saving just done."""
-        self.window["start"] = time.perf_counter()
+def evaluate(run: _Run, valid) -> dict:
+    """The held-out metrics, logged; the steps before them are logged first, so none goes unlogged."""
+    if run.meter.open:
+        log_train(run)
+    metrics = evaluate_model(run.model, valid, run.acc, nsp=run.cfg.nsp, unpad=run.cfg.unpad)
+    run.log.write("eval", step=run.progress.step, tokens=run.progress.tokens, **metrics)
+    run.meter.restart_clock()
+    return metrics
 
-    def window_open(self) -> bool:
-        return self.window["steps"] > 0
+
+def save(run: _Run) -> None:
+    """A checkpoint (training/resume.py); the tokens seen are counted into it first."""
+    if run.meter.open:
+        log_train(run)
+    cfg = run.cfg
+    folder = resume_from.save(run.acc, run.model, out_dir=Path(cfg.out_dir), progress=run.progress,
+                              settings=cfg.to_json(), settings_file=SETTINGS_FILE, keep_last=cfg.keep_last,
+                              vocab=run.vocab_path, lowercase=cfg.lowercase)
+    run.log.write("checkpoint", step=run.progress.step, tokens=run.progress.tokens, path=str(folder))
+    run.meter.restart_clock()

@@ -1,8 +1,8 @@
 """Pictures for the chapters, one file by subject; everything draws with matplotlib (or builds a
 pandas table), so it renders offline, in JupyterLab and in a notebook stored on GitHub.
 
-- `ablations`: chapter 09's Tables 5-8, ours beside the paper's: per row and column mean ± sd over
-  seeds, Welch intervals for the effects the paper states, a forest plot, Table 7's combinations drawn
+- `ablations`: chapter 09's Tables 5-8 drawn from the frames `minibert.ablations.frames` makes: ours
+  beside the paper's per seed, a forest plot of the effects the paper states, Table 7's combinations
 - `analysis`: chapter 06's measurements of real heads: a layer × head grid of numbers, lines by layer,
   one per-head measurement against another
 - `attention`: heatmaps of one head, of one layer's heads, of every layer; one query's soft lookup
@@ -28,8 +28,7 @@ reference runs are `minibert.pretrain.plot_run` (it lives with the training loop
 """
 
 from ..stats import Z_999, Difference, binomial_halfwidth, difference_ci  # the statistics the figures quote
-from .ablations import (EFFECTS, Effect, budget_figure, cell_frame, combinations_figure, effects_figure,
-                        effects_frame, mixes_figure, provenance_frame, side_by_side, table_figure, table_frame)
+from .ablations import budget_figure, combinations_figure, effects_figure, mixes_figure, table_figure
 from .analysis import head_grid, head_scatter, layer_lines
 from .attention import attention_heads, attention_heatmap, attention_layers, soft_lookup
 from .diagrams import (CONTEXT_COLOURS, SEGMENT_COLOURS, architectures_figure, context_mask,
@@ -50,20 +49,13 @@ from .wordpiece import (TOKEN_COLOURS, greedy_figure, greedy_trace, merges_figur
                         stages_table, sweep_figure, token_rows, tokens_table)
 
 __all__ = [
-    "EFFECTS",
     "Difference",
-    "Effect",
     "budget_figure",
-    "cell_frame",
     "combinations_figure",
     "difference_ci",
     "effects_figure",
-    "effects_frame",
     "mixes_figure",
-    "provenance_frame",
-    "side_by_side",
     "table_figure",
-    "table_frame",
     "head_grid",
     "head_scatter",
     "layer_lines",

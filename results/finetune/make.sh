@@ -39,6 +39,12 @@ run sentiment/course-37min $fair --model runs/search/long-32/final
 mini="$claim --samples 1 --select-seeds 1 --seeds 8 --select-lr 1e-4,3e-4,1e-3,3e-3"
 run sentiment/gpu-mini-pretrained $mini --model results/gpu/course-mini
 run sentiment/gpu-mini-random     $mini --model results/gpu/course-mini --init random
+# The feature-based way on the course model: the encoder frozen (its pooler too, which no NSP
+# trained), only a new classifier learns, each arm at its own rate chosen as above from larger
+# candidates (one linear layer needs larger steps than the whole network).
+frozen="$claim --samples 2 --select-seeds 2 --seeds 5 --freeze-encoder --select-lr 3e-3,1e-2,3e-2,1e-1"
+run sentiment/course-frozen-pretrained $frozen --model course
+run sentiment/course-frozen-random     $frozen --model course --init random
 # MiniLM (22M parameters, 6 times slower a run): one sample, one run per candidate rate.
 run sentiment/minilm-pretrained $claim --model minilm --select-lr 2e-5,5e-5,1e-4 --select-seeds 1 --seeds 3
 run sentiment/minilm-random     $claim --model minilm --init random --select-lr 5e-5,2e-4,1e-3 --select-seeds 1 --seeds 4

@@ -42,7 +42,8 @@ OUT = ROOT / "results" / "pretrain" / "recipe-search.json"
 LEAN = ["--no-nsp", "--model.hidden_dropout_prob", "0", "--model.attention_probs_dropout_prob", "0"]
 SHORT = ["--max-seq-length", "32", "--max-predictions", "5", "--batch-size", "256"]
 PROBES: dict[str, tuple[str, list[str]]] = {
-    "course": ("the course recipe today: L2/H128, 128 tokens, batch 32, lr 1e-3, NSP, dropout 0.1", []),
+    "course": ("the tiny preset, the course recipe before this search: L2/H128, 128 tokens, batch 32, "
+               "lr 1e-3, NSP, dropout 0.1", []),
     "lean": ("NSP and dropout off (Cramming; RoBERTa drops NSP)", LEAN),
     "short-32": ("lean, 32-token sequences, batch 256", LEAN + SHORT),
     "short-64": ("lean, 64-token sequences, batch 128",

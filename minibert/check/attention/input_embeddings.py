@@ -23,11 +23,21 @@ def _embed_case(fn, name, ids, types, word, position, segment, weight=None, bias
                       bias, eps)
 
 
-def embeddings(fn) -> None:
-    """Check `fn(input_ids, token_type_ids, word, position, segment, ln_weight, ln_bias, eps)`."""
-    hand = 0
-    Z = [0.0, 0.0, 0.0, 0.0]
+Z = [0.0, 0.0, 0.0, 0.0]  # a zero row of a table (H = 4)
 
+
+def embeddings(fn) -> None:
+    """Check `fn(input_ids, token_type_ids, word, position, segment, ln_weight, ln_bias, eps)`: five
+    cases worked out by hand (LayerNorm twice, positions, segments, a batch), each catching its own
+    mistakes, then random ones against minibert's Embeddings."""
+    hand = (_variance, _eps_and_affine, _positions, _segments, _a_batch)
+    for case in hand:
+        case(fn)
+    random = _random_cases(fn)
+    passed("embeddings", f"{len(hand)} hand-computed cases and {random} random ones agree with minibert")
+
+
+def _variance(fn) -> None:
     # 1. One token; only its word row is non-zero: x = [1, 1, 3, 3], mean 2, biased variance
     #    ((-1)² + (-1)² + 1² + 1²) / 4 = 1, so LayerNorm gives [-1, -1, 1, 1] (γ = 1, β = 0).
     #    Dividing by H - 1 = 3 instead gives variance 4/3 and [-1, -1, 1, 1] · √(3/4).
@@ -39,8 +49,9 @@ def embeddings(fn) -> None:
                    "x.var(-1, unbiased=False), or ((x - mean) ** 2).mean(-1)")],
             hint="LayerNorm per token: (x - mean) / sqrt(var + eps) * ln_weight + ln_bias, mean and variance "
                  "over the last axis (the H features)")
-    hand += 1
 
+
+def _eps_and_affine(fn) -> None:
     # 2. The same token with eps = 3, γ = [1, 2, 3, 4], β = [1, 0, 0, -1]: (x - mean) / √(1 + 3) =
     #    [-0.5, -0.5, 0.5, 0.5], times γ = [-0.5, -1, 1.5, 2], plus β = [0.5, -1, 1.5, 1].
     #    eps ignored: [-1, -1, 1, 1] · γ + β = [0, -2, 3, 3]. eps outside the root, / (1 + 3): [0.75, -0.5, 0.75, 0].
@@ -53,8 +64,9 @@ def embeddings(fn) -> None:
                   (_t([[[0.75, -0.5, 0.75, 0]]]),
                    "eps goes inside the square root: sqrt(var + eps), not sqrt(var) + eps")],
             hint="normalise, then scale by ln_weight (γ) and shift by ln_bias (β), feature by feature")
-    hand += 1
 
+
+def _positions(fn) -> None:
     # 3. Positions. Word rows are constant vectors [i, i, i, i] (LayerNorm removes a constant), the
     #    segment rows are zero, and position row p is a pattern of ±1 (mean 0, variance 1, so
     #    LayerNorm returns it unchanged). Tokens [4, 2, 3] at positions 0, 1, 2 give rows 0, 1, 2.
@@ -71,8 +83,9 @@ def embeddings(fn) -> None:
                   (_t([[P[0], P[0], P[0]]]), "every token got position row 0: the positions are torch.arange(T) "
                                              "with T = input_ids.shape[1], the sequence length, not the batch size")],
             hint="the output at position t must be LayerNorm(... + position[t]), t = 0, 1, ..., T - 1")
-    hand += 1
 
+
+def _segments(fn) -> None:
     # 4. Segments. All four tokens are id 1 (word row [2, 2, 2, 2]), position row t = [t, t, t, t]
     #    (constants again), and the segment rows are ±1 patterns S0, S1: the output is
     #    [S0, S0, S1, S1] for token types [0, 0, 1, 1]. Without the segment rows x is constant: 0.
@@ -85,8 +98,9 @@ def embeddings(fn) -> None:
                    "the segment (token type) embeddings are missing: add segment[token_type_ids]"),
                   (_t([[S[1]] * 4]), "the segment row is chosen by token_type_ids, not by input_ids")],
             hint="token t adds row token_type_ids[b, t] of the segment table")
-    hand += 1
 
+
+def _a_batch(fn) -> None:
     # 5. A batch of two with all three tables. Word rows w1 = [2, 0, 0, 0], w2 = [0, 0, 2, 0], w0 = 0;
     #    position rows p0 = 0, p1 = [0, 0, 0, 2]; segment rows s0 = 0, s1 = [0, 2, 0, 0].
     #    (0, 0): w1 + s0 + p0 = [2, 0, 0, 0]: mean 0.5, deviations 0.5·[3, -1, -1, -1], variance
@@ -100,9 +114,11 @@ def embeddings(fn) -> None:
                       [Z, [0, 0, 0, 2], [0, 2, 0, 0]], [Z, [0, 2, 0, 0]])
     expected = _t([[[3, -1, -1, -1], [-3, 1, 1, 1]], [[-1, -1, 3, -1], [-1, -1, -1, 3]]]) / math.sqrt(3)
     _expect(name, got, expected, hint="each of the B·T outputs is LayerNorm(word[id] + segment[type] + position[t])")
-    hand += 1
 
-    # Random: minibert's Embeddings in eval mode (no dropout), its weights handed to your function.
+
+def _random_cases(fn) -> int:
+    """minibert's Embeddings in eval mode (no dropout), its weights handed to your function; returns
+    how many cases passed."""
     cases = [(2, 7, 1e-12), (3, 20, 1e-5), (1, 1, 0.5), (4, 13, 1e-12)]
     for seed, (B, T, eps) in enumerate(cases):
         config = BertConfig(vocab_size=50, hidden_size=24, num_attention_heads=4, max_position_embeddings=20,
@@ -123,4 +139,4 @@ def embeddings(fn) -> None:
                              E.position_embeddings.weight, E.token_type_embeddings.weight, E.layer_norm.weight,
                              E.layer_norm.bias, eps)
         expect_close(name, got, expected, atol=1e-5)
-    passed("embeddings", f"{hand} hand-computed cases and {len(cases)} random ones agree with minibert")
+    return len(cases)

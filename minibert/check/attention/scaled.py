@@ -82,10 +82,32 @@ def _case(fn, name, q, k, v, key_mask, expected_probs, expected_out, hint):
                                                     "average of the value rows")
 
 
+L3 = math.log(3)
+# Case 2's probabilities: sequence 0 with its [PAD] key masked, and the same heads unmasked.
+MASKED = [[3 / 4, 1 / 4, 0], [1 / 2, 1 / 2, 0], [3 / 4, 1 / 4, 0]]
+FULL = [[3 / 7, 1 / 7, 3 / 7], [1 / 5, 1 / 5, 3 / 5], [3 / 7, 1 / 7, 3 / 7]]
+
+
 def scaled_attention(fn) -> None:
-    """Check `fn(q, k, v, key_mask=None) -> (out, probs)`."""
-    hand = 0
-    L3 = math.log(3)
+    """Check `fn(q, k, v, key_mask=None) -> (out, probs)`: five cases worked out by hand, each
+    catching its own mistakes, then random ones against F.scaled_dot_product_attention."""
+    hand = (_two_tokens, _a_padded_key, _sequences_and_heads, _one_query, _all_padding)
+    for case in hand:
+        case(fn)
+    random = _random_cases(fn)
+    passed("scaled_attention", f"{len(hand)} hand-computed cases and {random} random ones agree with minibert and "
+                               "F.scaled_dot_product_attention")
+
+
+def _padded():
+    """Case 1's two tokens plus a [PAD] one: q2 = q0, k2 = [1, 1, 1, 1], v2 = [100, 100, 100, 100]."""
+    q = _t([[[[L3, L3, 0, 0], [L3, L3, L3, L3], [L3, L3, 0, 0]]]])
+    k = _t([[[[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 1]]]])
+    v = _t([[[[4, 0, 8, 1], [0, 4, 0, 1], [100, 100, 100, 100]]]])
+    return q, k, v
+
+
+def _two_tokens(fn) -> None:
     # 1. B = nh = 1, T = 2, hs = 4, so √d = 2. Keys k0 = [1, 1, 0, 0], k1 = [0, 0, 1, 1]; queries
     #    q0 = [ln3, ln3, 0, 0], q1 = [ln3, ln3, ln3, ln3]. Raw scores q·k: [[2 ln3, 0], [2 ln3, 2 ln3]];
     #    / √d: [[ln3, 0], [ln3, ln3]]; softmax per row: [3/4, 1/4] (e^ln3 = 3) and [1/2, 1/2].
@@ -108,8 +130,9 @@ def scaled_attention(fn) -> None:
                             "4; divide by √d = 2")
     _case(fn, name, q, k, v, None, _t([[[[3 / 4, 1 / 4], [1 / 2, 1 / 2]]]]), _t([[[[3, 1, 6, 1], [2, 2, 4, 1]]]]),
           "probs = softmax(q @ kᵀ / √hs) over the last axis (the keys)")
-    hand += 1
 
+
+def _a_padded_key(fn) -> None:
     # 2. Case 1 plus a third token, [PAD], with key_mask [[True, True, False]]: k2 = [1, 1, 1, 1],
     #    v2 = [100, 100, 100, 100], and q2 = q0. Key 2 must get probability 0 from every query, so
     #    the rows are those of case 1: [3/4, 1/4, 0], [1/2, 1/2, 0], and for q2 = q0: [3/4, 1/4, 0].
@@ -117,9 +140,7 @@ def scaled_attention(fn) -> None:
     #    [3, 1, 3]/7, [3, 3, 9]/15, [3, 1, 3]/7. The padded query's row masked instead: row 2 uniform (finite
     #    fill) or NaN (-inf). Score set to 0 (masked_fill with 0, or scores times the mask): rows
     #    softmax([ln3, 0, 0]) = [3/5, 1/5, 1/5], [3/7, 3/7, 1/7], [3/5, 1/5, 1/5]. Inverted: all on key 2.
-    q = _t([[[[L3, L3, 0, 0], [L3, L3, L3, L3], [L3, L3, 0, 0]]]])
-    k = _t([[[[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 1]]]])
-    v = _t([[[[4, 0, 8, 1], [0, 4, 0, 1], [100, 100, 100, 100]]]])
+    q, k, v = _padded()
     key_mask = torch.tensor([[True, True, False]])
     name = ("the two tokens of the first case plus a [PAD] token: q2 = q0, k2 = [1, 1, 1, 1], "
             "v2 = [100, 100, 100, 100], key_mask [[True, True, False]]")
@@ -134,34 +155,36 @@ def scaled_attention(fn) -> None:
           _t([[[[3, 1, 6, 1], [2, 2, 4, 1], [3, 1, 6, 1]]]]),
           "every query (padded ones included) must give the [PAD] key probability exactly 0; the mask hides keys, "
           "the columns of the (T_q, T_k) scores")
-    hand += 1
 
+
+def _sequences_and_heads(fn) -> None:
     # 3. Two sequences × two heads, every head a copy of case 2's tensors: sequence 0 with key_mask
     #    [True, True, False] (rows of case 2), sequence 1 with no padding (the unmasked rows [3, 1, 3]/7,
     #    [1, 1, 3]/5, [3, 1, 3]/7). A mask that lines sequences up with heads, or uses sequence 0's mask
     #    everywhere, or a scale of √(nh·hs) = √8 instead of √hs = 2, gives other numbers.
-    q2, k2, v2 = (t.expand(2, 2, 3, 4).clone() for t in (q, k, v))
+    q2, k2, v2 = (t.expand(2, 2, 3, 4).clone() for t in _padded())
     key_mask = torch.tensor([[True, True, False], [True, True, True]])
-    masked, full = [[3 / 4, 1 / 4, 0], [1 / 2, 1 / 2, 0], [3 / 4, 1 / 4, 0]], [[3 / 7, 1 / 7, 3 / 7],
-                                                                             [1 / 5, 1 / 5, 3 / 5],
-                                                                             [3 / 7, 1 / 7, 3 / 7]]
-    expected = _t([[masked, masked], [full, full]])
+    expected = _t([[MASKED, MASKED], [FULL, FULL]])
     name = ("B = 2 sequences × nh = 2 heads, each head holding the tensors of case 2; key_mask "
             "[[True, True, False], [True, True, True]]")
     _case(fn, name, q2, k2, v2, key_mask, expected, expected.double() @ v2.double(),
           "sequence b is masked by its own row key_mask[b], in every head: key_mask[:, None, None, :]")
-    hand += 1
 
+
+def _one_query(fn) -> None:
     # 4. Cross-attention shapes: one query (q1 of case 1) against the three keys of case 2, key 2 padded:
     #    probs [[1/2, 1/2, 0]] of shape (1, 1, 1, 3), out [[2, 2, 4, 1]]. Code that assumes T_q == T_k fails.
     q1 = _t([[[[L3, L3, L3, L3]]]])
+    _, k, v = _padded()
     name = "one query q = [[ln 3, ln 3, ln 3, ln 3]] (T_q = 1) against the three keys of case 2 (T_k = 3)"
     _case(fn, name, q1, k, v, torch.tensor([[True, True, False]]), _t([[[[1 / 2, 1 / 2, 0]]]]),
           _t([[[[2, 2, 4, 1]]]]), "probs has shape (B, nh, T_q, T_k): one row per query, one column per key")
-    hand += 1
 
+
+def _all_padding(fn) -> None:
     # 5. A sequence that is all padding (it happens with a filler row of a batch): its probabilities are
     #    never read, but they must not be NaN, which would spread through every later layer.
+    q2, k2, v2 = (t.expand(2, 2, 3, 4).clone() for t in _padded())
     name = "B = 2, the second sequence all padding: key_mask [[True, True, False], [False, False, False]]"
     key_mask = torch.tensor([[True, True, False], [False, False, False]])
     out, probs = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, q2, k2, v2, key_mask))
@@ -170,11 +193,13 @@ def scaled_attention(fn) -> None:
             raise ExerciseError(f"{name}: your {what} contain NaN or inf for the all-padding sequence\n  hint: -inf "
                                 "in every score of a row gives softmax 0/0 = NaN; fill with "
                                 "torch.finfo(scores.dtype).min (or -10000): padded keys still get exactly 0")
-    _check_probs(name, probs[:1] if isinstance(probs, torch.Tensor) else probs, _t([[masked, masked]]), q2[:1],
+    _check_probs(name, probs[:1] if isinstance(probs, torch.Tensor) else probs, _t([[MASKED, MASKED]]), q2[:1],
                  k2[:1], key_mask[:1], "the first sequence must be unchanged by the second")
-    hand += 1
 
-    # Random: compared with F.scaled_dot_product_attention (out; and probs, as its output for v = the
+
+def _random_cases(fn) -> int:
+    """The random cases; returns how many passed."""
+    # Compared with F.scaled_dot_product_attention (out; and probs, as its output for v = the
     # identity matrix) and with the explicit path of minibert's SelfAttention (probs).
     random = 0
     for seed, (B, nh, Tq, Tk, hs, lengths, kind, dtype) in enumerate([
@@ -220,5 +245,4 @@ def scaled_attention(fn) -> None:
                      if kind is torch.long else "")
         expect_close(name + ", out", out, expected_out, atol=1e-5)
         random += 1
-    passed("scaled_attention", f"{hand} hand-computed cases and {random} random ones agree with minibert and "
-                               "F.scaled_dot_product_attention")
+    return random

@@ -41,11 +41,33 @@ def _numel(module: nn.Module) -> int:
 
 def _count_diagnosis(config: BertConfig, got: int) -> str:
     """Name the part of BertModel whose parameters `got` leaves out (or counts wrongly)."""
+    expected = _numel(_meta_model(config))
+    L, I, H = config.num_hidden_layers, config.intermediate_size, config.hidden_size
+    # Several parts can have the same size (S·H = 2H when S = 2): name every one that fits.
+    fits = [what for what, n in _parts(config).items() if got == expected - n]
+    if fits:
+        return f"your count is short by {expected - got:,}, exactly the number of " + ", or of ".join(fits)
+    fits = [what for what, n in _doubles(config, expected).items() if n and got == expected + n]
+    if fits:
+        return f"your count is {got - expected:,} too many: " + ", or ".join(fits)
+    if got == expected - L * (I - H):
+        return "the first feed-forward map's bias has I numbers (one per intermediate feature), not H"
+    if got == expected - L * (H - I) and H != I:
+        return "the second feed-forward map's bias has H numbers, not I"
+    for change, message in _other_configs(config):
+        if any(getattr(config, k) != v for k, v in change.items()):
+            if got == _numel(_meta_model(dataclasses.replace(config, **change))):
+                return message
+    return ("count the embeddings (word, position, segment, LayerNorm), per layer the four attention maps, "
+            "the feed-forward H -> I -> H and two LayerNorms, times L, and the pooler")
+
+
+def _parts(config: BertConfig) -> dict[str, int]:
+    """What a count can leave out, with its size."""
     model, H = _meta_model(config), config.hidden_size
-    expected = _numel(model)
     linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
     norms = [m for m in model.modules() if isinstance(m, nn.LayerNorm)]
-    missing = {
+    return {
         "biases of the linear maps (a linear map n -> m has n·m weights and m biases)":
             sum(m.bias.numel() for m in linears),
         "biases, the linear maps' and the LayerNorms' β": sum(m.bias.numel() for m in linears + norms),
@@ -61,51 +83,41 @@ def _count_diagnosis(config: BertConfig, got: int) -> str:
         "parameters of the attention output projections (attention has four H×H maps: query, key, value, "
         "output)":
             config.num_hidden_layers * _numel(model.encoder.layers[0].attention.output),
+        "parameters of one LayerNorm per layer (each layer has two, after attention and after the "
+        "feed-forward block, 2H each)": config.num_hidden_layers * 2 * H,
     }
-    L, I = config.num_hidden_layers, config.intermediate_size
-    missing["parameters of one LayerNorm per layer (each layer has two, after attention and after the "
-            "feed-forward block, 2H each)"] = L * 2 * H
-    # Several parts can have the same size (S·H = 2H when S = 2): name every one that fits.
-    fits = [what for what, n in missing.items() if got == expected - n]
-    if fits:
-        return f"your count is short by {expected - got:,}, exactly the number of " + ", or of ".join(fits)
-    extra = {
+
+
+def _doubles(config: BertConfig, expected: int) -> dict[str, int]:
+    """What a count can add too much, with its size."""
+    L, H = config.num_hidden_layers, config.hidden_size
+    with torch.device("meta"):
+        from ...heads import BertForPreTraining
+        heads = _numel(BertForPreTraining(config)) - expected
+    return {
         "word embeddings counted twice (BertModel has no MLM decoder; BERT's decoder is tied to the word "
         "embeddings, one shared tensor, counted once)": config.vocab_size * H,
         "the pooler counted once per layer (there is one pooler, on top of the last layer)": (L - 1) * (H * H + H),
         "the embeddings' LayerNorm counted twice": 2 * H,
+        "the MLM and NSP heads of BertForPreTraining: BertModel is the encoder and its pooler only": heads,
     }
-    with torch.device("meta"):
-        from ...heads import BertForPreTraining
-        heads = _numel(BertForPreTraining(config)) - expected
-    extra["the MLM and NSP heads of BertForPreTraining: BertModel is the encoder and its pooler only"] = heads
-    fits = [what for what, n in extra.items() if n and got == expected + n]
-    if fits:
-        return f"your count is {got - expected:,} too many: " + ", or ".join(fits)
-    if got == expected - L * (I - H):
-        return "the first feed-forward map's bias has I numbers (one per intermediate feature), not H"
-    if got == expected - L * (H - I) and H != I:
-        return "the second feed-forward map's bias has H numbers, not I"
-    variants = {f"max_position_embeddings={P}": dict(max_position_embeddings=P) for P in (512, 128)}
-    variants["intermediate_size=4·hidden_size"] = dict(intermediate_size=4 * H)
-    variants["one layer"] = dict(num_hidden_layers=1)
-    variants["two segments"] = dict(type_vocab_size=2)
-    messages = {
-        "max_position_embeddings=512": "this is the count with 512 positions: use config.max_position_embeddings "
-                                       "(one learned vector per position the model can take)",
-        "max_position_embeddings=128": "this is the count with 128 positions: use config.max_position_embeddings, "
-                                       "not a sequence length",
-        "intermediate_size=4·hidden_size": "this is the count with I = 4H: BERT's ratio, but the config says "
-                                           f"intermediate_size={config.intermediate_size}; read it from the config",
-        "one layer": "this is the count of a one-layer model: multiply the per-layer count by num_hidden_layers",
-        "two segments": "this is the count with type_vocab_size=2 (BERT's two segments): read it from the config",
-    }
-    for key, change in variants.items():
-        if any(getattr(config, k) != v for k, v in change.items()):
-            if got == _numel(_meta_model(dataclasses.replace(config, **change))):
-                return messages[key]
-    return ("count the embeddings (word, position, segment, LayerNorm), per layer the four attention maps, "
-            "the feed-forward H -> I -> H and two LayerNorms, times L, and the pooler")
+
+
+def _other_configs(config: BertConfig) -> list[tuple[dict, str]]:
+    """Configurations a count may have used instead of the one given, with what to say."""
+    return [
+        (dict(max_position_embeddings=512), "this is the count with 512 positions: use config.max_position_embeddings "
+                                            "(one learned vector per position the model can take)"),
+        (dict(max_position_embeddings=128), "this is the count with 128 positions: use config.max_position_embeddings, "
+                                            "not a sequence length"),
+        (dict(intermediate_size=4 * config.hidden_size),
+         "this is the count with I = 4H: BERT's ratio, but the config says "
+         f"intermediate_size={config.intermediate_size}; read it from the config"),
+        (dict(num_hidden_layers=1), "this is the count of a one-layer model: multiply the per-layer count by "
+                                    "num_hidden_layers"),
+        (dict(type_vocab_size=2), "this is the count with type_vocab_size=2 (BERT's two segments): read it from "
+                                  "the config"),
+    ]
 
 
 def as_count(got):

@@ -53,6 +53,11 @@ def _no_projection(layer: EncoderLayer, h, key_mask):
 
 def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
     """The usual wrong wirings of a layer, computed with its own sub-modules (eval mode: no dropout)."""
+    return {**_misplaced(layer, x, key_mask), **_wrong_parts(layer, x, key_mask)}
+
+
+def _misplaced(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
+    """The right parts in the wrong places: LayerNorms and residuals moved, swapped or left out."""
     def attn(h):
         return layer.attention(h, key_mask)[0]
 
@@ -62,18 +67,36 @@ def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
     h = n1(attn(x)) + x
     ln_first = n2(ffn(h)) + h
     h = n2(x + attn(x))
-    swapped = n1(h + ffn(h))
-    ffn_norm_twice = n2(h + ffn(h))
+    swapped, ffn_norm_twice = n1(h + ffn(h)), n2(h + ffn(h))
     h = n1(x + attn(x))
-    no_ffn_residual = n2(ffn(h))
-    ffn_norm_missing = h + ffn(h)
-    only_attention = h
-    no_attention_residual = n2(n1(attn(x)) + ffn(n1(attn(x))))
-    one_norm = n1(h + ffn(h))
-    residual_from_input = n2(x + ffn(h))
+    return {
+        "pre-LN: x + sublayer(LayerNorm(x)). That is GPT-2's arrangement; BERT is post-LN, "
+        "x = LayerNorm(x + sublayer(x)), the LayerNorm applied after the residual addition": pre,
+        "LayerNorm(sublayer(x)) + x: the residual is added after the LayerNorm; it must come before it, "
+        "x = LayerNorm(x + sublayer(x))": ln_first,
+        "the two LayerNorms swapped: layer.attention_norm belongs to the attention sub-layer, "
+        "layer.ffn_norm to the feed-forward one": swapped,
+        "layer.ffn_norm used for both sub-layers: each sub-layer has its own LayerNorm, attention's is "
+        "layer.attention_norm": ffn_norm_twice,
+        "no residual around the feed-forward block: x = ffn_norm(x + ffn(x)), not ffn_norm(ffn(x))": n2(ffn(h)),
+        "no residual around attention: x = attention_norm(x + attention(x)), not attention_norm(attention(x))":
+            n2(n1(attn(x)) + ffn(n1(attn(x)))),
+        "the feed-forward sub-layer is missing its LayerNorm: x = ffn_norm(x + ffn(x))": h + ffn(h),
+        "only the attention sub-layer: the feed-forward block comes next, ffn_norm(x + ffn(x))": h,
+        "layer.attention_norm used for both sub-layers: the feed-forward one has its own, layer.ffn_norm":
+            n1(h + ffn(h)),
+        "the feed-forward residual adding the layer's input: its residual adds the feed-forward block's own "
+        "input, h = attention_norm(x + attention(x)), then ffn_norm(h + ffn(h))": n2(x + ffn(h)),
+    }
+
+
+def _wrong_parts(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
+    """The right wiring with a wrong part: activation, LayerNorm, projection or mask."""
+    n1, n2, ffn = layer.attention_norm, layer.ffn_norm, layer.ffn
+    h = n1(x + layer.attention(x, key_mask)[0])
     relu = n2(h + _ffn_with(layer, torch.relu, h))
     tanh = n2(h + _ffn_with(layer, lambda z: torch.nn.functional.gelu(z, approximate="tanh"), h))
-    h0 = _plain_norm(x + attn(x), n1)
+    h0 = _plain_norm(x + layer.attention(x, key_mask)[0], n1)
     no_affine = _plain_norm(h0 + ffn(h0), n2)
     h0 = n1(x + _no_projection(layer, x, key_mask))
     no_projection = n2(h0 + ffn(h0))
@@ -84,23 +107,6 @@ def _wirings(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
     h = n1(x + layer.attention(x, None)[0])
     unmasked = n2(h + ffn(h))
     return {
-        "pre-LN: x + sublayer(LayerNorm(x)). That is GPT-2's arrangement; BERT is post-LN, "
-        "x = LayerNorm(x + sublayer(x)), the LayerNorm applied after the residual addition": pre,
-        "LayerNorm(sublayer(x)) + x: the residual is added after the LayerNorm; it must come before it, "
-        "x = LayerNorm(x + sublayer(x))": ln_first,
-        "the two LayerNorms swapped: layer.attention_norm belongs to the attention sub-layer, "
-        "layer.ffn_norm to the feed-forward one": swapped,
-        "layer.ffn_norm used for both sub-layers: each sub-layer has its own LayerNorm, attention's is "
-        "layer.attention_norm": ffn_norm_twice,
-        "no residual around the feed-forward block: x = ffn_norm(x + ffn(x)), not ffn_norm(ffn(x))":
-            no_ffn_residual,
-        "no residual around attention: x = attention_norm(x + attention(x)), not attention_norm(attention(x))":
-            no_attention_residual,
-        "the feed-forward sub-layer is missing its LayerNorm: x = ffn_norm(x + ffn(x))": ffn_norm_missing,
-        "only the attention sub-layer: the feed-forward block comes next, ffn_norm(x + ffn(x))": only_attention,
-        "layer.attention_norm used for both sub-layers: the feed-forward one has its own, layer.ffn_norm": one_norm,
-        "the feed-forward residual adding the layer's input: its residual adds the feed-forward block's own "
-        "input, h = attention_norm(x + attention(x)), then ffn_norm(h + ffn(h))": residual_from_input,
         "a feed-forward block with ReLU: BERT's is GELU; call layer.ffn, which has the right one": relu,
         "a feed-forward block with the tanh approximation of GELU: BERT's \"gelu\" is the exact erf form "
         "(the difference, up to 5e-4 per activation, shows in the output); call layer.ffn": tanh,

@@ -138,6 +138,20 @@ def mask_tokens(fn) -> None:
     """`fn(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids, max_predictions,
     generator) -> (masked_ids, labels)`, all (B, T)."""
     where = f"mask_token_id={MASK}, vocab_size={V}, special_token_ids={SPECIAL_IDS}"
+    _exact_counts(fn, where)
+    lengths = [n for n in range(4, 61) if n % 20 != 10] * 20  # 15% of n is never a half
+    ids, special = _rows(lengths, 64, seed=2018)
+    case = f"{ids.shape[0]} seeded rows of 64 tokens (4 to 60 candidates), {where}, max_predictions=20"
+    masked, labels = _masking_run(fn, f"{case}, generator seed 0", ids, special, 20, _seeded(0))
+    _draws_from_the_generator(fn, case, ids, special, masked, labels)
+    n_sel = _the_80_10_10(case, ids, special, masked, labels)
+    passed("mask_tokens", f"6 hand-built cases (81 calls) hold every promise, and {n_sel:,} selections "
+                          f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10)")
+
+
+def _exact_counts(fn, where: str) -> None:
+    """Specials only, then rows built by hand: exactly k = min(max_predictions, max(1, round(15% n)))
+    selected positions per row, whatever the seed."""
     ids = torch.tensor([[CLS, SEP, PAD, PAD]])
     _masking_run(fn, f"input_ids = {ids.tolist()} (specials only), {where}, max_predictions=20",
                  ids, torch.ones_like(ids, dtype=torch.bool), 20, _seeded(0))
@@ -161,10 +175,9 @@ def mask_tokens(fn) -> None:
         for seed in range(8):
             _masking_run(fn, f"{case}, generator seed {seed}", ids, special, cap, _seeded(seed))
 
-    lengths = [n for n in range(4, 61) if n % 20 != 10] * 20  # 15% of n is never a half
-    ids, special = _rows(lengths, 64, seed=2018)
-    case = f"{ids.shape[0]} seeded rows of 64 tokens (4 to 60 candidates), {where}, max_predictions=20"
-    masked, labels = _masking_run(fn, f"{case}, generator seed 0", ids, special, 20, _seeded(0))
+
+def _draws_from_the_generator(fn, case: str, ids, special, masked, labels) -> None:
+    """The same seed gives the same masks, another seed others, and one generator used twice advances."""
     again = _masking_run(fn, f"{case}, generator seed 0", ids, special, 20, _seeded(0))
     if not (torch.equal(masked, again[0]) and torch.equal(labels, again[1])):
         raise ExerciseError(f"{case}: two calls with generators seeded 0 gave different results\n  hint: draw "
@@ -183,6 +196,10 @@ def mask_tokens(fn) -> None:
                             "draw from the generator itself (not from a copy of its state), so that it "
                             "advances: dynamic masking needs new masks on every call")
 
+
+def _the_80_10_10(case: str, ids, special, masked, labels) -> int:
+    """Uniform over a row's candidates; of the selected, 80% [MASK], 10% random (any non-special id),
+    10% kept. Returns how many positions were selected."""
     candidates, selected = ~special, labels != IGNORE
     n_sel = int(selected.sum())
     first_cols = candidates.clone()
@@ -216,5 +233,4 @@ def mask_tokens(fn) -> None:
                             f"{never[0]} ({len(never)} non-special ids never drawn)\n  hint: draw one id per "
                             "position, uniformly among ALL the non-special ids of [0, vocab_size) "
                             "(torch.randint's upper bound is excluded)")
-    passed("mask_tokens", f"6 hand-built cases (81 calls) hold every promise, and {n_sel:,} selections "
-                          f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10)")
+    return n_sel

@@ -1,6 +1,7 @@
-"""Chapter 09's tables and pictures (its statistic, Welch's interval, is tested in test_stats.py): a
-table's rows sit beside the paper's, the verdict of each effect follows its interval, every effect names a row and a column the
-command measures, and every figure draws from a small made-up results document."""
+"""Chapter 09's frames and pictures (its statistic, Welch's interval, is tested in test_stats.py): a
+table's rows sit beside the paper's, the verdict of each effect follows its interval, every effect names
+a row and a column the command measures, and every figure draws from the frames of a small made-up
+results document."""
 
 import math
 
@@ -10,9 +11,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from minibert import viz  # noqa: E402
+from minibert import ablations, viz  # noqa: E402
 from minibert.ablations import TABLES  # noqa: E402
-from minibert.viz.ablations import short  # noqa: E402
+from minibert.ablations.claims import short  # noqa: E402
 
 
 def fake_doc(table, scores, seeds=(0, 1, 2)):
@@ -38,7 +39,7 @@ SCORES_5 = {  # BERT > No NSP on next-sentence by far; names: a tiny difference,
 
 
 def test_table_frame_sets_ours_beside_the_paper():
-    frame = viz.table_frame(fake_doc(T5, SCORES_5), T5)
+    frame = ablations.table_frame(fake_doc(T5, SCORES_5), T5)
     assert list(frame.index.get_level_values(0).unique()) == [r.name for r in T5.rows]  # the table's order
     row = frame.loc[("BERT (MLM + NSP)", "next-sentence")]
     assert row["n"] == 3 and row["mean"] == pytest.approx(71.0) and row["sd"] == pytest.approx(1.0)  # points
@@ -47,7 +48,7 @@ def test_table_frame_sets_ours_beside_the_paper():
     assert frame.loc[("No NSP", PPL)]["paper"] == {}  # the paper has no such column
     one, none = frame.loc[("LTR & No NSP", "names")], frame.loc[("+ BiLSTM", "names")]
     assert one["n"] == 1 and math.isnan(one["sd"]) and none["n"] == 0 and math.isnan(none["mean"])
-    wide = viz.side_by_side(frame)
+    wide = ablations.side_by_side(frame)
     assert wide.loc["BERT (MLM + NSP)", ("next-sentence", "ours")] == "71.0 ± 1.0 (3)"
     assert wide.loc["+ BiLSTM", ("names", "ours")] == "no cells yet"
     assert wide.loc["No NSP", (PPL, "paper")] == "—"
@@ -56,14 +57,14 @@ def test_table_frame_sets_ours_beside_the_paper():
 def test_a_column_added_after_the_header_is_read_from_the_cells():
     doc = fake_doc(T5, SCORES_5)
     doc["columns"] = {k: v for k, v in doc["columns"].items() if k != PPL}  # a header written before the column
-    frame = viz.cell_frame(doc)
+    frame = ablations.cell_frame(doc)
     assert frame[(frame.column == PPL) & (frame.row == "No NSP")].score.tolist() == [560.0, 570.0, 550.0]
 
 
 def test_effects_frame_verdicts_follow_the_intervals():
-    effects = [viz.Effect("5", "No NSP", "BERT (MLM + NSP)", c, "claim") for c in ("next-sentence", "names", "sentiment")]
-    effects.append(viz.Effect("5", "LTR & No NSP", "No NSP", "names", "claim"))
-    frame = viz.effects_frame({"5": fake_doc(T5, SCORES_5)}, {"5": T5}, effects)
+    effects = [ablations.Effect("5", "No NSP", "BERT (MLM + NSP)", c, "claim") for c in ("next-sentence", "names", "sentiment")]
+    effects.append(ablations.Effect("5", "LTR & No NSP", "No NSP", "names", "claim"))
+    frame = ablations.effects_frame({"5": fake_doc(T5, SCORES_5)}, {"5": T5}, effects)
     ns, names, sentiment, ltr = (r for _, r in frame.iterrows())
     # next-sentence: the paper's Δ is the mean over MNLI-m, QNLI, MRPC; ours −11 points, far from 0
     assert ns["paper Δ"] == pytest.approx(np.mean([83.9 - 84.4, 84.9 - 88.4, 86.5 - 86.7]))
@@ -84,22 +85,22 @@ def test_effects_frame_names_opposite_and_missing():
                                    PPL: [1.0] * 3},
               "No NSP": {"next-sentence": [0.60, 0.61, 0.62], "sentiment": [0.6] * 3, "names": [0.2] * 3,
                          PPL: [1.0] * 3}}
-    effects = [viz.Effect("5", "No NSP", "BERT (MLM + NSP)", "next-sentence", "claim"),
-               viz.Effect("5", "+ BiLSTM", "LTR & No NSP", "names", "claim"),
-               viz.Effect("5", "No NSP", "BERT (MLM + NSP)", "names", "claim")]
-    frame = viz.effects_frame({"5": fake_doc(T5, scores)}, {"5": T5}, effects)
+    effects = [ablations.Effect("5", "No NSP", "BERT (MLM + NSP)", "next-sentence", "claim"),
+               ablations.Effect("5", "+ BiLSTM", "LTR & No NSP", "names", "claim"),
+               ablations.Effect("5", "No NSP", "BERT (MLM + NSP)", "names", "claim")]
+    frame = ablations.effects_frame({"5": fake_doc(T5, scores)}, {"5": T5}, effects)
     # +10 points where the paper loses 1.4; no cells at all; every seed of both rows at the same 20.0
     assert list(frame["verdict"]) == ["opposite", "no CI: fewer than 2 seeds", "no difference: equal scores"]
     assert frame["paper Δ"].iloc[1] == pytest.approx(84.9 - 77.8) and math.isnan(frame["ours Δ"].iloc[1])
 
 
 def test_every_effect_names_a_measured_row_and_column():
-    for e in viz.EFFECTS:
+    for e in ablations.EFFECTS:
         table = TABLES[e.table]
         assert {e.variant, e.reference} <= {r.name for r in table.rows}, e
         assert e.column in {m.name for m in table.measures}, e
         assert e.claim, e
-    assert {e.table for e in viz.EFFECTS} == set(TABLES)
+    assert {e.table for e in ablations.EFFECTS} == set(TABLES)
 
 
 def test_short_names():
@@ -109,22 +110,23 @@ def test_short_names():
 
 
 def test_provenance_frame():
-    frame = viz.provenance_frame({"5": fake_doc(T5, SCORES_5)})
+    frame = ablations.provenance_frame({"5": fake_doc(T5, SCORES_5)})
     row = frame.loc["Table 5"]
     assert row["CPU hours"] == 2.0 and row["cells"] == 7 and row["seeds"] == "0, 1, 2"
     assert row["data sha256"] == "names abababab" and row["started"] == "2026-01-02 03:04"
     assert row["commands"] == "python -m minibert.ablations 5"
     doc = {**fake_doc(T5, SCORES_5), "commands": ["a --worker 0/2", "a --columns-only"]}
-    assert viz.provenance_frame({"5": doc}).loc["Table 5", "commands"] == "a --worker 0/2 && a --columns-only"
+    assert ablations.provenance_frame({"5": doc}).loc["Table 5", "commands"] == "a --worker 0/2 && a --columns-only"
 
 
 def test_figures_draw():
     import matplotlib.pyplot as plt
 
     doc = fake_doc(T5, SCORES_5)
-    fig = viz.table_figure(doc, T5, baselines={"next-sentence": 50.0})
-    assert any("baseline (50.0)" in t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().texts)
-    viz.effects_figure(viz.effects_frame({"5": doc}, {"5": T5}, [e for e in viz.EFFECTS if e.table == "5"]))
+    fig = viz.table_figure(ablations.table_frame(doc, T5), ablations.cell_frame(doc), baselines={"next-sentence": 50.0})
+    legends = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().texts]
+    assert "baseline (50.0)" in legends and {"MNLI-m", "QNLI", "MRPC"} <= set(legends)  # the paper's names
+    viz.effects_figure(ablations.effects_frame({"5": doc}, {"5": T5}, [e for e in ablations.EFFECTS if e.table == "5"]))
     ax = viz.combinations_figure(6)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["emb.", "1", "2", "3", "4", "5", "6"]
     viz.combinations_figure(2)
