@@ -1,8 +1,8 @@
 """Scoring a fine-tuned model on a split, with the metric its benchmark uses (`metrics.py`).
 
-Predictions are read off the logits per kind: the arg-max class (or the score itself, for
-regression), the tag of each word's first piece, the best span merged over the windows of the
-context (`spans.py`), the arg-max over the choices. For tagging, a sentence longer than the window
+Predictions are read off the logits as the task's kind says (`kinds.py`): the arg-max class (or
+the score itself, for regression), the tag of each word's first piece, the best span merged over
+the windows of the context (`spans.py`), the arg-max over the choices. For tagging, a sentence longer than the window
 is scored on the words that fit (the rest were never seen by the model).
 
 A split without labels (GLUE's and SWAG's test sets: their labels are kept secret) is never scored;
@@ -20,8 +20,7 @@ import torch.nn.functional as F
 from ..tasks import TaskError
 from ..tasks.common import unlabelled
 from .features import collate, encode
-from .metrics import compute, squad_scores
-from .spans import best_threshold, span_predictions, window_answers
+from .kinds import KINDS
 
 
 @torch.no_grad()
@@ -68,19 +67,15 @@ def logits_of(model, task, examples: list[dict], tokenizer, cfg) -> tuple[list[d
     settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
     features = encode(task.kind, examples, tokenizer, **settings)
     return features, predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
-                             tokenwise=task.kind in ("tagging", "span"), unpad=cfg.unpad)
+                             tokenwise=KINDS[task.kind].tokenwise, unpad=cfg.unpad)
 
 
 def predictions(model, task, examples: list[dict], tokenizer, cfg) -> dict:
     """Each example's prediction by its id, unscored (no label is read): the class (or score), the
     tags of its words, the choice; for spans the answer, its score and the no-answer score. `cfg`
     gives the feature settings, batch_size, unpad and max_answer_length (a FinetuneConfig)."""
-    features, logits = logits_of(model, task, examples, tokenizer, cfg)
-    if task.kind == "span":
-        return span_predictions(window_answers(*logits, features, max_answer_length=cfg.max_answer_length), examples)
-    (logits,) = logits
-    values = word_tags(task, features, logits) if task.kind == "tagging" else class_values(task, logits)
-    return {e["id"]: v for e, v in zip(examples, values)}
+    predicted = KINDS[task.kind].read(task, *logits_of(model, task, examples, tokenizer, cfg), examples, cfg)
+    return {e["id"]: p for e, p in zip(examples, predicted)}
 
 
 def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | None = None) -> dict:
@@ -89,41 +84,8 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | 
     tags of its words, the choice; for spans the best span's text, its score and the no-answer
     score, from which §4.3's threshold is chosen (Google's run_squad.py writes the same two files)."""
     check_scorable(task, examples)
-    features, logits = logits_of(model, task, examples, tokenizer, cfg)
-    keep = {} if keep is None else keep
-    if task.kind == "span":
-        windows = window_answers(*logits, features, max_answer_length=cfg.max_answer_length)
-        answers = span_predictions(windows, examples)
-        keep.update(answers)
-        references = {e["id"]: e["answers"]["text"] for e in examples}
-        scores = squad_scores({i: p["answer"] for i, p in answers.items()}, references)
-        if any(not gold for gold in references.values()):  # SQuAD 2.0: questions without an answer
-            tau, best_f1 = best_threshold(answers, references)
-            scores.update(no_answer_threshold=tau, best_f1=best_f1)
-        return scores
-    (logits,) = logits
-    if task.kind == "tagging":
-        return tag_scores(task, features, logits, examples, keep)
-    values = class_values(task, logits)
-    keep.update({e["id"]: v for e, v in zip(examples, values)})
-    return compute(task.metric, values, [e["label"] for e in examples])
-
-
-def class_values(task, logits: torch.Tensor) -> list:
-    """The arg-max class (or choice) of each row; for regression, the score itself."""
-    return (logits[:, 0] if task.labels is None and task.kind == "pair" else logits.argmax(-1)).tolist()
-
-
-def word_tags(task, features: list[dict], logits: torch.Tensor) -> list[list[str]]:
-    """From (n, T, K) logits, each example's tags: one per word that fits, read on its first piece."""
-    return [[task.labels[tag] for w, tag in zip(f["word_ids"], row) if w is not None]
-            for f, row in zip(features, logits.argmax(-1).tolist())]
-
-
-def tag_scores(task, features: list[dict], logits: torch.Tensor, examples: list[dict], keep: dict) -> dict:
-    """The tagging metric from (n, T, K) logits: each word's tag is read on its first piece. The
-    words that fit the window are a sentence's first ones, so the gold tags are cut to as many."""
-    predicted = word_tags(task, features, logits)
-    keep.update({e["id"]: tags for e, tags in zip(examples, predicted)})
-    gold = [[task.labels[t] for t in e["tags"][:len(tags)]] for e, tags in zip(examples, predicted)]
-    return compute(task.metric, predicted, gold)
+    kind = KINDS[task.kind]
+    predicted = kind.read(task, *logits_of(model, task, examples, tokenizer, cfg), examples, cfg)  # in order
+    if keep is not None:
+        keep.update({e["id"]: p for e, p in zip(examples, predicted)})
+    return kind.score(task, predicted, examples)

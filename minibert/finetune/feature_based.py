@@ -30,7 +30,7 @@ from ..inputs import IGNORE_INDEX
 from ..model import BertModel
 from ..tasks import get_task
 from ..tokenizer import Tokenizer
-from .evaluation import tag_scores
+from .kinds import tag_scores
 from .features import collate, encode
 from .loop import examples
 from .recipes import FinetuneConfig, model_folder

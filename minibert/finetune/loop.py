@@ -23,8 +23,7 @@ from accelerate.utils import set_seed
 from .. import seeding
 from ..checkpoint import with_overrides
 from ..config import BertConfig
-from ..heads import (BertForMultipleChoice, BertForQuestionAnswering, BertForSequenceClassification,
-                     BertForTokenClassification, BertWithBiLSTM)
+from ..heads import BertWithBiLSTM
 from ..hub import resolve
 from ..tasks import TaskError, get_task, load_task
 from ..tokenizer import Tokenizer
@@ -36,11 +35,9 @@ from ..training.optim import build_optimizer
 from ..training.watchdog import check_finite
 from . import evaluation
 from .features import collate, encode
+from .kinds import KINDS
 from .recipes import FinetuneConfig, model_folder
 
-# Figure 4's panels: (a, b) sentences and pairs, (c) spans, (d) tags; §4.4 choices.
-HEADS = {"sentence": BertForSequenceClassification, "pair": BertForSequenceClassification,
-         "tagging": BertForTokenClassification, "span": BertForQuestionAnswering, "choice": BertForMultipleChoice}
 
 
 def finetune(cfg: FinetuneConfig, *, command: str | None = None, restart: bool = False) -> dict:
@@ -173,9 +170,9 @@ def build_model(task, folder: Path, init: str, *, ignore_mismatched_heads: bool 
     same architecture freshly initialised, the paper's baseline for what pre-training buys. A
     classifier trained for another label count is an error, or, with `ignore_mismatched_heads`,
     replaced by a fresh one."""
-    head = HEADS[task.kind]
-    labels = {}
-    if task.kind in ("sentence", "pair", "tagging"):
+    kind = KINDS[task.kind]  # Figure 4's panels: (a, b) sentences and pairs, (c) spans, (d) tags; §4.4 choices
+    head, labels = kind.head, {}
+    if kind.labelled_head:
         labels = ({"id2label": dict(enumerate(task.labels))} if task.labels is not None
                   else {"num_labels": 1, "problem_type": "regression"})
     if init == "random":
