@@ -28,8 +28,9 @@ from pathlib import Path
 import torch
 
 from .hub import FetchError, Package, cached, fetch
+from .repository import DATA
 
-CACHE = Path(__file__).resolve().parents[1] / "data" / "cache" / "js"
+CACHE = DATA / "cache" / "js"
 BERTVIZ_PACKAGE = "bertviz==1.4.1"  # installed with --no-deps (Makefile): we use its JavaScript only
 
 

@@ -12,6 +12,7 @@ from minibert.finetune import results
 from minibert.finetune.__main__ import main, parser
 from minibert.finetune.recipes import model_folder
 from minibert.hub import resolve, sha256_of
+from minibert.repository import code_version
 from minibert.tasks.catalog import DATA_DIR
 
 from test_finetune import data_dir  # noqa: F401  (the small task files every fine-tuning test uses)
@@ -34,6 +35,7 @@ def test_a_recorded_result_keeps_its_provenance_and_reads_back(data_dir, tmp_pat
                             "weights_sha256": {"model.safetensors": sha256_of(ROOT / "models/course/model.safetensors")}}
     assert doc["settings"]["epochs"] == 2 and "out_dir" not in doc["settings"]
     assert doc["torch"] and doc["device"] and doc["date"][:2] == "20"
+    assert doc["commit"] == code_version()["commit"] and doc["clean"] in (True, False)  # the code that made it
     sweep = json.loads((tmp_path / "runs" / "sweep.json").read_text())
     assert doc["runs"] == sweep and [r["seed"] for r in sweep] == [0, 1]
     for run in doc["runs"]:  # the dev score after every epoch; the last one is the run's result

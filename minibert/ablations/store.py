@@ -19,11 +19,13 @@ from pathlib import Path
 import torch
 
 from ..hub import sha256_of
+from ..repository import RESULTS as REPOSITORY_RESULTS
+from ..repository import code_version
 from ..tasks.catalog import DATA_DIR
 from .budget import Budget
 from .tables import TABLES, Table
 
-RESULTS = Path(__file__).resolve().parents[2] / "results" / "ablations"
+RESULTS = REPOSITORY_RESULTS / "ablations"
 
 
 class ResultsError(ValueError):
@@ -47,7 +49,8 @@ def provenance(table: Table, budget: Budget, command: str) -> dict:
             "columns": {m.name: m.metric for m in table.measures}, "data_sha256": data,
             "device": f"{platform.machine()}, {torch.get_num_threads()} CPU threads" if not torch.cuda.is_available()
             else torch.cuda.get_device_name(),
-            "python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__}
+            "python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
+            **code_version()}
 
 
 @contextlib.contextmanager

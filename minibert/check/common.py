@@ -17,9 +17,10 @@ from pathlib import Path
 import torch
 
 from ..hub import minilm_path
+from ..repository import DATA
 
 # The course corpus (made by `make setup`): real sentences for the random cases.
-CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
+CORPUS = DATA / "corpus"
 
 
 class ExerciseError(AssertionError):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..config import ConfigError, Rule, above, at_least, check_settings, did_you_mean, one_of, within
 from ..paper import FINETUNING
+from ..repository import MODELS as MODELS_FOLDER
 from ..training.cli import LOOP_RULES
 
 # Names for the pre-trained encoders the course ships: the real weights, and its own model.
@@ -114,7 +115,7 @@ def model_folder(name: str) -> str:
         from ..hub import minilm_path
         return str(minilm_path())
     if name == "course":
-        folder = Path(__file__).resolve().parents[2] / "models" / "course"
+        folder = MODELS_FOLDER / "course"
         if not (folder / "config.json").is_file():
             raise FileNotFoundError(f"the course model is not at {folder}; it ships with the repository")
         return str(folder)

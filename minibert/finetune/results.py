@@ -22,12 +22,14 @@ from pathlib import Path
 import torch
 
 from ..hub import resolve, sha256_of
+from ..repository import RESULTS as REPOSITORY_RESULTS
+from ..repository import code_version
 from ..tasks import get_task
 from ..tasks.catalog import DATA_DIR
 from .recipes import FinetuneConfig, model_folder
 from .sweep import main_metric
 
-RESULTS = Path(__file__).resolve().parents[2] / "results" / "finetune"
+RESULTS = REPOSITORY_RESULTS / "finetune"
 
 
 class ResultsError(ValueError):
@@ -43,7 +45,8 @@ def results_path(name: str) -> Path:
 
 
 def provenance(cfg: FinetuneConfig) -> dict:
-    """What a reader needs to trust and redo a run: the data and weights by hash, machine, versions."""
+    """What a reader needs to trust and redo a run: the data and weights by hash, machine, versions,
+    and the commit of the code (with whether minibert/ had uncommitted changes)."""
     task = get_task(cfg.task)
     data = {}
     if task.prepared:
@@ -56,7 +59,7 @@ def provenance(cfg: FinetuneConfig) -> dict:
                                     "weights_sha256": {f.name: sha256_of(f) for f in files}},
             "device": f"{platform.machine()}, {torch.get_num_threads()} CPU threads"
             if not torch.cuda.is_available() else torch.cuda.get_device_name(),
-            "python": platform.python_version(), "torch": torch.__version__}
+            "python": platform.python_version(), "torch": torch.__version__, **code_version()}
 
 
 def record(name: str, cfg: FinetuneConfig, runs: list[dict], *, command: str, started: datetime.datetime,

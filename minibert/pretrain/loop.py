@@ -28,6 +28,7 @@ from accelerate.utils import set_seed
 from ..checkpoint import CheckpointError, from_hf_state_dict, load_weights
 from ..heads import BertForPreTraining
 from ..hub import resolve
+from ..repository import code_version
 from ..tokenizer import load_vocab
 from ..training import export
 from ..training import resume as resume_from
@@ -169,7 +170,7 @@ def _facts(cfg: PretrainConfig, accelerator: Accelerator, model, vocab, train_di
                 corpus_sha256=data.get("corpus"), parameters=sum(p.numel() for p in unwrapped.parameters()),
                 processes=accelerator.num_processes, micro_batch=micro, grad_accum=grad_accum,
                 device=device_name(accelerator),
-                mixed_precision=accelerator.mixed_precision, torch=torch.__version__,
+                mixed_precision=accelerator.mixed_precision, torch=torch.__version__, **code_version(),
                 command=command or " ".join([os.path.basename(sys.executable)] + sys.argv))
 
 

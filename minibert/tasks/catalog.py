@@ -6,13 +6,14 @@ import os
 from pathlib import Path
 
 from ..config import did_you_mean
+from ..repository import DATA
 from . import brown_tags, cloze, pairs, sentiment
 from .benchmarks import BENCHMARKS, from_hub
 from .common import SPLITS, Task, TaskError, check_examples, find_file, unlabelled
 
 COURSE = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, cloze.TASK, pairs.CHOICE)
 TASKS: dict[str, Task] = {t.name: t for t in COURSE + BENCHMARKS}
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "tasks"  # where `prepare` writes the course tasks
+DATA_DIR = DATA / "tasks"  # where `prepare` writes the course tasks
 PREPARE = "run `make setup`, or `python -m minibert.tasks prepare`"
 
 

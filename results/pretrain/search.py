@@ -34,6 +34,7 @@ import torch  # noqa: E402
 from minibert.pretrain import read_log  # noqa: E402
 from minibert.pretrain.__main__ import parse  # noqa: E402
 from minibert.pretrain.baselines import neighbour_floors  # noqa: E402
+from minibert.repository import code_version  # noqa: E402
 
 RUNS = ROOT / "runs" / "search"
 OUT = ROOT / "results" / "pretrain" / "recipe-search.json"
@@ -106,10 +107,7 @@ def result(name: str, about: str, cmd: list[str]) -> dict:
 
 
 def provenance() -> dict:
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    return {"commit": git("rev-parse", "HEAD"), "clean": git("status", "--porcelain", "--", "minibert") == "",
-            "device": f"{platform.machine()}, {torch.get_num_threads()} CPU threads", "torch": torch.__version__,
+    return {**code_version(), "device": f"{platform.machine()}, {torch.get_num_threads()} CPU threads", "torch": torch.__version__,
             "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
