@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..stats import difference_ci
+from ..stats import difference_ci, mean_sd
 from .claims import EFFECTS, PAPER_NAMES, Effect, short
 
 
@@ -50,7 +50,7 @@ def table_frame(doc: dict, table):
             paper = {PAPER_NAMES.get(k, k): row.paper[k] for k in table.paper_columns.get(measure.name, ())
                      if row.paper.get(k) is not None}
             rows.append({"row": row.name, "column": measure.name, "metric": measure.metric, "n": len(v),
-                         "mean": v.mean() if len(v) else math.nan, "sd": v.std(ddof=1) if len(v) > 1 else math.nan,
+                         **dict(zip(("mean", "sd"), mean_sd(v) if len(v) else (math.nan, math.nan))),
                          "paper": paper})
     return pd.DataFrame(rows).set_index(["row", "column"])
 

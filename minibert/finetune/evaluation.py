@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 from ..tasks import TaskError
 from ..tasks.common import unlabelled
-from .features import collate, encode
+from .features import collate, encode, feature_settings
 from .kinds import KINDS
 
 
@@ -64,8 +64,7 @@ def check_scorable(task, examples: list[dict], split: str = "the split") -> None
 
 def logits_of(model, task, examples: list[dict], tokenizer, cfg) -> tuple[list[dict], list[torch.Tensor]]:
     """The features of `examples` and the model's logits for them (start and end for spans)."""
-    settings = dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
-    features = encode(task.kind, examples, tokenizer, **settings)
+    features = encode(task.kind, examples, tokenizer, **feature_settings(cfg))
     return features, predict(model, features, tokenizer.pad_token_id, cfg.batch_size,
                              tokenwise=KINDS[task.kind].tokenwise, unpad=cfg.unpad)
 
@@ -74,8 +73,7 @@ def predictions(model, task, examples: list[dict], tokenizer, cfg) -> dict:
     """Each example's prediction by its id, unscored (no label is read): the class (or score), the
     tags of its words, the choice; for spans the answer, its score and the no-answer score. `cfg`
     gives the feature settings, batch_size, unpad and max_answer_length (a FinetuneConfig)."""
-    predicted = KINDS[task.kind].read(task, *logits_of(model, task, examples, tokenizer, cfg), examples, cfg)
-    return {e["id"]: p for e, p in zip(examples, predicted)}
+    return {e["id"]: p for e, p in zip(examples, _read(model, task, examples, tokenizer, cfg))}
 
 
 def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | None = None) -> dict:
@@ -84,8 +82,12 @@ def evaluate(model, task, examples: list[dict], tokenizer, cfg, *, keep: dict | 
     tags of its words, the choice; for spans the best span's text, its score and the no-answer
     score, from which §4.3's threshold is chosen (Google's run_squad.py writes the same two files)."""
     check_scorable(task, examples)
-    kind = KINDS[task.kind]
-    predicted = kind.read(task, *logits_of(model, task, examples, tokenizer, cfg), examples, cfg)  # in order
+    predicted = _read(model, task, examples, tokenizer, cfg)
     if keep is not None:
         keep.update({e["id"]: p for e, p in zip(examples, predicted)})
-    return kind.score(task, predicted, examples)
+    return KINDS[task.kind].score(task, predicted, examples)
+
+
+def _read(model, task, examples: list[dict], tokenizer, cfg) -> list:
+    """One prediction per example, in their order, read off the logits as the task's kind says."""
+    return KINDS[task.kind].read(task, *logits_of(model, task, examples, tokenizer, cfg), examples, cfg)

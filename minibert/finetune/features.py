@@ -21,8 +21,14 @@ from __future__ import annotations
 import torch
 
 from ..inputs import IGNORE_INDEX, InputError
+from .recipes import FinetuneConfig
 
 NOT_CONTEXT = None  # the offset of a token that is not in the context: [CLS], the question, [SEP]
+
+
+def feature_settings(cfg: FinetuneConfig) -> dict:
+    """The settings of `encode` that a fine-tuning run's config holds."""
+    return dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
 
 
 def encode(kind: str, examples: list[dict], tokenizer, *, max_seq_length: int, doc_stride: int = 128,

@@ -34,7 +34,7 @@ from ..training.meter import Meter
 from ..training.optim import build_optimizer
 from ..training.watchdog import check_finite
 from . import evaluation
-from .features import collate, encode
+from .features import collate, encode, feature_settings
 from .kinds import KINDS
 from .recipes import FinetuneConfig, model_folder
 
@@ -196,10 +196,6 @@ def _loader(features: list[dict], cfg: FinetuneConfig, pad_token_id: int):
     return torch.utils.data.DataLoader(features, batch_size=cfg.batch_size, shuffle=True,
                                        generator=seeding.generator(cfg.seed, 1),
                                        collate_fn=lambda rows: collate(rows, pad_token_id))
-
-
-def feature_settings(cfg: FinetuneConfig) -> dict:
-    return dict(max_seq_length=cfg.max_seq_length, doc_stride=cfg.doc_stride, max_query_length=cfg.max_query_length)
 
 
 def save(model, tokenizer, out: Path, metrics: dict, facts: dict, seconds: float, predictions: dict) -> None:
