@@ -18,7 +18,7 @@ from .common import ExerciseError
 
 # The rooms in the chapters' order: a name is looked up in the first rooms first.
 ROOMS = ("wordpiece", "attention", "encoder", "masking", "analysis", "pretraining", "sentences", "spans",
-         "ablations", "scale")
+         "ablations", "scale", "capstone")
 
 
 def __getattr__(name: str):

@@ -1,0 +1,131 @@
+"""The checker of exercise 11.1: text -> WordPiece ids, uncased BERT's way, with MiniLM's vocabulary,
+compared with minibert's Tokenizer on hand cases and on every dev snippet of the sentiment task."""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+from ...hub import minilm_path
+from ...tokenizer import reference
+from ...tokenizer.vocab import load_vocab
+from ..common import ExerciseError, call, minilm_tokenizer, passed
+
+
+@functools.lru_cache(maxsize=1)
+def minilm_vocab() -> dict[str, int]:
+    return load_vocab(minilm_path() / "vocab.txt")
+
+
+# (text, pieces, what the case tests): the pieces read off MiniLM's vocabulary by hand.
+CASES = [
+    ("Hello, World!", ["hello", ",", "world", "!"], "lower-case, and every punctuation mark is a word of its own"),
+    ("Café crème brûlée", ["cafe", "cr", "##eme", "br", "##ule", "##e"],
+     "accents come off (NFD, then drop the combining marks), then WordPiece cuts what is not in the vocabulary"),
+    ("don't stop-motion", ["don", "'", "t", "stop", "-", "motion"], "' and - are punctuation: split off"),
+    ("a\tb\n  c", ["a", "b", "c"], "tabs, newlines and runs of spaces all separate words"),
+    ("zero\u200bwidth", ["zero", "##wi", "##dt", "##h"],
+     "a format character (U+200B, a zero-width space) is dropped, not a space: 'zerowidth' is one word"),
+    ("ᚠᛇᚻ runes", ["[UNK]", "runes"], "a word no piece starts is one [UNK]"),
+    ("snow☃man", ["[UNK]"], "'snow' is a piece, but no piece continues it with '☃' (a symbol, not punctuation): "
+                            "when WordPiece gets stuck, the WHOLE word is one [UNK]"),
+    ("x" * 101, ["[UNK]"], "a word of more than 100 characters is [UNK] without trying WordPiece"),
+]
+
+
+def _words(text: str, *, lower=True, accents=True, punct=True, controls=True) -> list[str]:
+    """Basic tokenization with switches that reproduce the usual mistakes (CJK spacing as BERT's)."""
+    if controls:
+        text = "".join(ch for ch in text if not reference.is_control(ch))
+    text = "".join(f" {ch} " if reference.is_cjk(ch) else ch for ch in text)
+    if lower:
+        text = text.lower()
+    if accents:
+        text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+    words = []
+    for word in text.split():
+        if not punct:
+            words.append(word)
+            continue
+        current = ""
+        for ch in word:
+            if reference.is_punctuation(ch):
+                words += [current] * bool(current) + [ch]
+                current = ""
+            else:
+                current += ch
+        words += [current] * bool(current)
+    return words
+
+
+def _pieces(word: str, vocab: dict[str, int], *, hashes=True, longest=True, whole_unk=True) -> list[str]:
+    if len(word) > reference.MAX_CHARS_PER_WORD:
+        return ["[UNK]"]
+    pieces, start = [], 0
+    while start < len(word):
+        ends = range(len(word), start, -1) if longest else range(start + 1, len(word) + 1)
+        found = next((word[start:end] for end in ends
+                      if ("##" if start and hashes else "") + word[start:end] in vocab), None)
+        if found is None:
+            return ["[UNK]"] if whole_unk else pieces + ["[UNK]"]
+        pieces.append(("##" if start and hashes else "") + found)
+        start += len(found)
+    return pieces
+
+
+def variant(text: str, vocab: dict[str, int], *, specials=False, **switches) -> list[int]:
+    words = _words(text, **{k: v for k, v in switches.items() if k in ("lower", "accents", "punct", "controls")})
+    piece = {k: v for k, v in switches.items() if k in ("hashes", "longest", "whole_unk")}
+    ids = [vocab[p] for w in words for p in _pieces(w, vocab, **piece)]
+    return [vocab["[CLS]"], *ids, vocab["[SEP]"]] if specials else ids
+
+
+MISTAKES = [
+    (dict(specials=True), "no [CLS] or [SEP] here: the notebook adds them when it packs a row"),
+    (dict(lower=False), "lower-case the text first: MiniLM's vocabulary is uncased ('Hello' is not in it)"),
+    (dict(accents=False), "strip the accents: normalise to NFD, then drop the combining marks (category Mn)"),
+    (dict(punct=False), "split every punctuation character off as a word of its own ('world!' -> 'world', '!')"),
+    (dict(controls=False), "drop control and format characters (categories Cc and Cf, but not tab or newline): "
+                           "they are not spaces"),
+    (dict(hashes=False), "a piece that continues a word is looked up with '##' in front ('##eme', not 'eme')"),
+    (dict(longest=False), "take the LONGEST piece at each position, not the shortest"),
+    (dict(whole_unk=False), "when WordPiece gets stuck, the WHOLE word becomes one [UNK]; forget its pieces"),
+]
+
+
+def _diagnose(text: str, got, vocab: dict[str, int]) -> str:
+    for switches, hint in MISTAKES:
+        if got == variant(text, vocab, **switches):
+            return f"\n  hint: {hint}"
+    return ""
+
+
+def _compare(fn, text: str, vocab: dict[str, int], expected: list[int], lesson: str = "") -> None:
+    got = call(fn, repr(text), text, vocab)
+    if isinstance(got, tuple) or (hasattr(got, "tolist") and not isinstance(got, list)):
+        got = list(got.tolist() if hasattr(got, "tolist") else got)
+    if not isinstance(got, list) or not all(isinstance(i, int) for i in got):
+        raise ExerciseError(f"{text!r}: expected a list of ints (ids), received {got!r:.200}")
+    if got != expected:
+        names = {i: t for t, i in vocab.items()}
+        shown = [names.get(i, i) for i in got]
+        raise ExerciseError(f"{text!r}:\n  expected {[names[i] for i in expected]}\n  received {shown}"
+                            + (f"\n  what BERT does: {lesson}" if lesson else "") + _diagnose(text, got, vocab))
+
+
+def tokenizer_ids(fn) -> None:
+    """`fn(text, vocab) -> list[int]`: the ids of text's WordPiece pieces, uncased, no [CLS]/[SEP]."""
+    vocab = minilm_vocab()
+    kept = dict(vocab)
+    for text, pieces, lesson in CASES:
+        _compare(fn, text, vocab, [vocab[p] for p in pieces], lesson)
+    if vocab != kept:
+        raise ExerciseError("your function changed the vocabulary it was given; only read it")
+    from ...tasks import load_task
+
+    texts = [x["text"] for x in load_task("sentiment", "dev")]
+    tokenizer = minilm_tokenizer()
+    for text in texts:
+        _compare(fn, text, vocab, tokenizer.encode(text)["input_ids"][1:-1])
+    passed("tokenizer_ids", f"{len(CASES)} hand cases and the {len(texts):,} dev snippets of the sentiment task "
+                            "give minibert's ids")
