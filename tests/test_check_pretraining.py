@@ -13,7 +13,8 @@ from minibert import check
 from minibert.check import ExerciseError
 
 EXERCISES = [("learning_rate", "my_learning_rate"), ("parameter_groups", "my_parameter_groups"),
-             ("accumulate", "my_accumulate"), ("clip_grad_norm", "my_clip_grad_norm")]
+             ("accumulate", "my_accumulate"), ("clip_grad_norm", "my_clip_grad_norm"),
+             ("pretraining_step", "my_pretraining_step")]
 SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
     "05_pretraining", EXERCISES)
 
@@ -490,3 +491,86 @@ def clip_numpy(params, max_norm):
 @pytest.mark.parametrize("fn", [clip_torch, clip_numpy])
 def test_clip_grad_norm_accepts(fn, capsys):
     accepted(check.clip_grad_norm, fn, capsys)
+
+
+# ---- 5.5: one pre-training step from the model's parts ---------------------------------------------------
+
+F = torch.nn.functional
+
+
+def _step(model, batch, optimizer, scheduler, max_grad_norm, *, loss_fn=None, clip=True, clip_after=False,
+          zero=True, scheduler_first=False, nsp=True):
+    """A learner's step: the parts in the order given, with `loss_fn(model, batch) -> (mlm, nsp)`."""
+    mlm_loss, nsp_loss = loss_fn(model, batch)
+    (mlm_loss + nsp_loss if nsp else mlm_loss).backward()
+    if clip and not clip_after:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    if scheduler_first:
+        scheduler.step()
+    optimizer.step()
+    if clip_after:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    if not scheduler_first:
+        scheduler.step()
+    if zero:
+        optimizer.zero_grad()
+    return mlm_loss.item(), nsp_loss.item()
+
+
+def losses_gathered(model, batch):  # the solution's way, written again
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    return (F.cross_entropy(logits, batch["labels"][selected]),
+            F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"]))
+
+
+def losses_every_position(model, batch):  # the input ids predicted at every real position
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    logits = model.mlm(out.last_hidden_state, model.bert.embeddings.word_embeddings.weight)  # (B, T, V)
+    real = batch["attention_mask"].bool()
+    return F.cross_entropy(logits[real], batch["input_ids"][real]), losses_gathered(model, batch)[1]
+
+
+def losses_over_all_positions(model, batch):  # the labelled positions' loss summed, divided by B x T
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    logits = model.mlm(out.last_hidden_state, model.bert.embeddings.word_embeddings.weight)
+    total = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(), reduction="sum")  # -100 ignored
+    return total / batch["labels"].numel(), losses_gathered(model, batch)[1]
+
+
+def losses_full_decoder(model, batch):  # every position decoded, -100 ignored by the loss: correct
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    logits = model.mlm(out.last_hidden_state, model.bert.embeddings.word_embeddings.weight)  # (B, T, V)
+    mlm = F.cross_entropy(logits.transpose(1, 2), batch["labels"], ignore_index=-100)
+    return mlm, F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+
+
+def losses_from_the_model(model, batch):  # the package's own loss: another correct style
+    out = model(**batch)
+    return out.mlm_loss, out.nsp_loss
+
+
+def step_with(**kw):
+    def step(model, batch, optimizer, scheduler, max_grad_norm):
+        return _step(model, batch, optimizer, scheduler, max_grad_norm, **{"loss_fn": losses_gathered, **kw})
+    return step
+
+
+@pytest.mark.parametrize("fn, message", [
+    (step_with(loss_fn=losses_every_position), r"covers every position"),
+    (step_with(loss_fn=losses_over_all_positions), r"divided by all B x T"),
+    (step_with(nsp=False), r"NSP loss is missing"),
+    (step_with(zero=False), r"never cleared"),
+    (step_with(clip=False), r"not clipped"),
+    (step_with(clip_after=True), r"not clipped.*after the step, clipping changes nothing"),
+    (step_with(scheduler_first=True), r"stepped before the optimizer"),
+])
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
+def test_pretraining_step_rejects(fn, message):
+    rejected(check.pretraining_step, fn, "(?s)" + message)
+
+
+@pytest.mark.parametrize("fn", [step_with(loss_fn=losses_full_decoder), step_with(loss_fn=losses_from_the_model)])
+def test_pretraining_step_accepts(fn, capsys):
+    accepted(check.pretraining_step, fn, capsys)

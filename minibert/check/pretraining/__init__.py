@@ -10,14 +10,17 @@ accumulate        exact gradient accumulation: k micro-batches leaving the gradi
                   batch's loss (mean MLM over all labelled positions + mean NSP over all pairs).
 clip_grad_norm    clipping by the global norm, in place, returning the norm before clipping: against
                   torch.nn.utils.clip_grad_norm_.
+pretraining_step  one step written out: the MLM loss at the labelled positions only, NSP's, backward,
+                  clipping, AdamW, the schedule, the gradients cleared; two steps against minibert's.
 
 One module per exercise: `schedule.py` (5.1), `groups.py` (5.2), `accumulation.py` (5.3),
-`clipping.py` (5.4).
+`clipping.py` (5.4), `step.py` (5.5).
 """
 
 from .accumulation import accumulate
 from .clipping import clip_grad_norm
 from .groups import parameter_groups
 from .schedule import learning_rate
+from .step import pretraining_step
 
-__all__ = ["learning_rate", "parameter_groups", "accumulate", "clip_grad_norm"]
+__all__ = ["learning_rate", "parameter_groups", "accumulate", "clip_grad_norm", "pretraining_step"]

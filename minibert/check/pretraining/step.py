@@ -1,0 +1,135 @@
+"""The checker of exercise 5.5: one pre-training step written out. The masked LM's loss at the
+labelled positions only (the tied decoder on the gathered hidden states), NSP's on the pooled [CLS],
+their sum backward, the gradients clipped, AdamW's step, the schedule's step, the gradients cleared;
+two steps in a row, compared weight by weight with minibert's (`model(**batch).loss` and the loop's
+order of operations, as in `minibert.pretrain.loop.train_step`)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+from ..common import ExerciseError, as_float, call, passed
+from .accumulation import _batch, _model
+
+STEPS, LR, WARMUP, TOTAL = 2, 1e-2, 1, 10
+
+
+def _optimizer(model):
+    from ...training.optim import build_optimizer
+
+    return build_optimizer(model, lr=LR, warmup_steps=WARMUP, total_steps=TOTAL)
+
+
+def _losses(model, batch, *, mlm="labelled"):
+    """(MLM loss, NSP loss) as a mistaken step computes them; mlm="every": the input ids predicted at
+    every real position; "share": the labelled positions' loss summed, divided by all B x T."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    E = model.bert.embeddings.word_embeddings.weight  # (V, H), the tied decoder
+    labels = batch["labels"]
+    if mlm == "every":
+        real = batch["attention_mask"].bool()
+        mlm_loss = F.cross_entropy(model.mlm(out.last_hidden_state[real], E), batch["input_ids"][real])
+    else:
+        selected = labels != -100  # (B, T)
+        logits = model.mlm(out.last_hidden_state[selected], E)  # (N, V)
+        mlm_loss = F.cross_entropy(logits, labels[selected], reduction="mean" if mlm == "labelled" else "sum")
+        if mlm == "share":
+            mlm_loss = mlm_loss / labels.numel()
+    return mlm_loss, F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+
+
+def reference(model, batches, *, mlm="labelled", nsp=True, zero_grad=True, clip=True,
+              scheduler_first=False) -> list[tuple[float, float]]:
+    """minibert's steps on `batches` (the switches make the usual mistakes); returns each step's losses."""
+    optimizer, scheduler = _optimizer(model)
+    losses = []
+    for batch in batches:
+        mlm_loss, nsp_loss = _losses(model, batch, mlm=mlm)
+        (mlm_loss + nsp_loss if nsp else mlm_loss).backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        if scheduler_first:
+            scheduler.step()
+        optimizer.step()
+        if not scheduler_first:
+            scheduler.step()
+        if zero_grad:
+            optimizer.zero_grad(set_to_none=True)
+        losses.append((float(mlm_loss.detach()), float(nsp_loss.detach())))
+    return losses
+
+
+MISTAKES = [
+    (dict(mlm="every"), "the masked LM's loss covers every position: it must cover only the labelled ones "
+                        "(labels != -100), whose tokens the input hides; elsewhere the answer is in the input"),
+    (dict(mlm="share"), "the MLM loss is divided by all B x T positions: it is the MEAN over the labelled "
+                        "positions (F.cross_entropy's default on the gathered logits)"),
+    (dict(nsp=False), "the NSP loss is missing: the step minimises the masked LM's loss PLUS NSP's"),
+    (dict(zero_grad=False), "the gradients are never cleared: the second step adds the first one's. Call "
+                            "optimizer.zero_grad() after the update"),
+    (dict(clip=False), "the update is not clipped: clip the gradients' global norm to max_grad_norm between "
+                       "backward() and optimizer.step() (after the step, clipping changes nothing)"),
+    (dict(scheduler_first=True), "the schedule is stepped before the optimizer: the first update then runs at "
+                                 "the second step's rate; call scheduler.step() after optimizer.step()"),
+]
+
+
+def _weights(model) -> list[torch.Tensor]:
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def _off(a, b, start) -> float:
+    moved = math.sqrt(sum(float((y - s).pow(2).sum()) for y, s in zip(b, start)))
+    return math.sqrt(sum(float((x - y).pow(2).sum()) for x, y in zip(a, b))) / max(moved, 1e-12)
+
+
+def pretraining_step(fn) -> None:
+    """`fn(model, batch, optimizer, scheduler, max_grad_norm) -> (mlm_loss, nsp_loss)`: one step."""
+    batches = [_batch(6, 12, [2, 1, 4, 3, 1, 2], seed=10), _batch(6, 12, [1, 5, 2, 2, 3, 1], seed=11)]
+    kept = [{k: v.clone() for k, v in b.items()} for b in batches]
+    model = _model(3)
+    start = _weights(model)
+    expected = reference(model, batches)
+    wanted = _weights(model)
+    mine = _model(3)
+    optimizer, scheduler = _optimizer(mine)
+    for i, batch in enumerate(batches):
+        case = f"step {i + 1} of 2 (a 2-layer BERT, 6 rows, lr {LR}, warm-up {WARMUP} of {TOTAL} steps)"
+        got = call(fn, case, mine, batch, optimizer, scheduler, 1.0)
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            raise ExerciseError(f"{case}: expected (mlm_loss, nsp_loss), received {got!r:.200}")
+        for name, value, want in zip(("mlm_loss", "nsp_loss"), got, expected[i]):
+            number, problem = as_float(value)
+            if problem:
+                raise ExerciseError(f"{case}: {name} {problem}")
+            if abs(number - want) > 1e-5 * max(1.0, abs(want)):
+                raise ExerciseError(f"{case}: {name} {number:.6f}, expected {want:.6f}" + _hint(batches, start, i, got))
+    if any(not torch.equal(b[k], c[k]) for b, c in zip(batches, kept) for k in c):
+        raise ExerciseError("your step changed the batch it was given; read it, do not write to it")
+    off = _off(_weights(mine), wanted, start)
+    if off > 1e-4:
+        raise ExerciseError(f"after two steps the weights are not minibert's (off by {off:.1%} of how far the "
+                            "steps moved them)" + _hint(batches, start, None, None, _weights(mine)))
+    passed("pretraining_step", "two steps in a row: the losses at the labelled positions and the weights after "
+                               "them are minibert's")
+
+
+def _hint(batches, start, step, got, weights=None) -> str:
+    """The known mistake whose losses (at `step`) or final weights match the learner's."""
+    for settings, hint in MISTAKES:
+        model = _model(3)
+        with warnings.catch_warnings():  # torch warns of the scheduler-first mistake this simulates
+            warnings.simplefilter("ignore")
+            losses = reference(model, batches, **settings)
+        if weights is not None and _off(weights, _weights(model), start) < 1e-4:
+            return f"\n  hint: {hint}"
+        if step is not None and all(abs(as_float(g)[0] - w) < 1e-5 * max(1.0, abs(w))
+                                    for g, w in zip(got, losses[step])):
+            return f"\n  hint: {hint}"
+    return ("\n  hint: out = model.bert(ids, types, mask); MLM: model.mlm(h[labels != -100], word embeddings) "
+            "against labels[labels != -100]; NSP: model.nsp(out.pooler_output); then backward, clip, step, "
+            "schedule, zero_grad")
