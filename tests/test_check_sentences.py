@@ -233,49 +233,82 @@ def test_pick_setting_rejects(bug, message):
         check.pick_setting(bug)
 
 
-# --- 7.4 freezing the encoder --------------------------------------------------------------------
+# --- 7.4 freezing the encoder but its top layers ----------------------------------------------------
 
-def freeze_requires_grad_(model):  # the module method: correct
+def freeze_requires_grad_(model, top_layers=0):  # the module method: correct
     model.bert.requires_grad_(False)
+    if top_layers:
+        model.bert.encoder.layers[-top_layers:].requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def freeze_by_name(model):  # by parameter names: correct
+def freeze_by_name(model, top_layers=0):  # by parameter names and layer numbers: correct
+    L = model.config.num_hidden_layers
     for name, p in model.named_parameters():
-        p.requires_grad = name.startswith("classifier")
+        layer = int(name.split(".")[3]) if name.startswith("bert.encoder.layers.") else None
+        p.requires_grad = (name.startswith("classifier") or (top_layers > 0 and name.startswith("bert.pooler"))
+                           or (layer is not None and layer >= L - top_layers))
     return sum(p.numel() for p in filter(lambda p: p.requires_grad, model.parameters()))
 
 
-def freeze_eval_only(model):
+def freeze_eval_only(model, top_layers=0):
     model.eval()
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def freeze_everything(model):
+def freeze_everything(model, top_layers=0):
     model.requires_grad_(False)
     return 0
 
 
-def freeze_keeps_pooler(model):
-    model.bert.embeddings.requires_grad_(False)
-    model.bert.encoder.requires_grad_(False)
+def freeze_keeps_pooler(model, top_layers=0):
+    freeze_requires_grad_(model, top_layers)
+    model.bert.pooler.requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def freeze_layers_only(model):
-    model.bert.encoder.requires_grad_(False)
-    model.bert.pooler.requires_grad_(False)
+def freeze_layers_only(model, top_layers=0):
+    freeze_requires_grad_(model, top_layers)
+    model.bert.embeddings.requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def freeze_counts_tensors(model):
-    model.bert.requires_grad_(False)
+def freeze_counts_tensors(model, top_layers=0):
+    freeze_requires_grad_(model, top_layers)
     return len([p for p in model.parameters() if p.requires_grad])
 
 
-def freeze_counts_all(model):
-    model.bert.requires_grad_(False)
+def freeze_counts_all(model, top_layers=0):
+    freeze_requires_grad_(model, top_layers)
     return sum(p.numel() for p in model.parameters())
+
+
+def freeze_bottom_layers(model, top_layers=0):  # layers[:k]: the bottom, next to the embeddings
+    model.bert.requires_grad_(False)
+    if top_layers:
+        model.bert.encoder.layers[:top_layers].requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def freeze_pooler_stays_frozen(model, top_layers=0):
+    model.bert.requires_grad_(False)
+    if top_layers:
+        model.bert.encoder.layers[-top_layers:].requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def freeze_one_too_many(model, top_layers=0):  # layers[-top_layers - 1:]: k + 1 layers
+    model.bert.requires_grad_(False)
+    if top_layers:
+        model.bert.encoder.layers[-top_layers - 1:].requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def freeze_one_argument(model):  # the old exercise's signature
+    return freeze_requires_grad_(model)
 
 
 @pytest.mark.parametrize("style", [freeze_requires_grad_, freeze_by_name])
@@ -291,7 +324,11 @@ def test_freeze_encoder_accepts(style, capsys):
     (freeze_layers_only, r"embeddings are still trainable"),
     (freeze_counts_tensors, r"counts parameter tensors"),
     (freeze_counts_all, r"count of all the parameters"),
+    (freeze_bottom_layers, r"top_layers=1.*a bottom layer is trainable"),
+    (freeze_pooler_stays_frozen, r"top_layers=1.*the pooler is frozen"),
+    (freeze_one_too_many, r"top_layers=1.*2 layers are trainable, not 1"),
+    (freeze_one_argument, r"raised TypeError"),
 ])
 def test_freeze_encoder_rejects(bug, message):
-    with pytest.raises(ExerciseError, match=message):
+    with pytest.raises(ExerciseError, match="(?s)" + message):
         check.freeze_encoder(bug)

@@ -3,15 +3,15 @@
     check.encode_pair(my_encode_pair)          # [CLS] A [SEP] B [SEP], token types, BERT's truncation
     check.sequence_logits(my_sequence_logits)  # the classification head by hand: pooler, then W
     check.pick_setting(my_pick_setting)        # mean ± sd over seeds, the best setting chosen on dev
-    check.freeze_encoder(my_freeze_encoder)    # freeze the encoder, count what still trains
+    check.freeze_encoder(my_freeze_encoder)    # freeze the encoder but its top layers, count what trains
 
 Expected values are hand-computed literals first, then minibert itself: its Tokenizer on real
 sentence pairs with the MiniLM vocabulary, BertForSequenceClassification on random weights and on
 MiniLM, `minibert.finetune.sweep.summary`, and the `requires_grad` of what `--freeze-encoder` leaves
 trainable. When a result is wrong, the checker also computes the usual mistakes (only B truncated,
 cut from the front, the wrong token type on a [SEP], no tanh, mean pooling, population sd, a choice
-made on test, the pooler left trainable, `model.eval()` taken for freezing) and names the one that
-matches what it received.
+made on test, the pooler left trainable, `model.eval()` taken for freezing, the bottom layers kept
+instead of the top, an off-by-one in the layers kept) and names the one that matches what it received.
 
 `pairs.py` holds 7.1, `head.py` 7.2, `seeds.py` 7.3, `freeze.py` 7.4.
 """

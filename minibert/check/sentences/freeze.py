@@ -1,6 +1,8 @@
-"""The checker of exercise 7.4: freeze the encoder (everything of `model.bert`: embeddings, layers
-and the pooler, as minibert's `--freeze-encoder` does) and count what still trains: the classifier,
-K·H + K numbers."""
+"""The checker of exercise 7.4: freeze the encoder but its top layers, and count what still trains.
+With top_layers=0 the encoder is all of `model.bert` (embeddings, layers and the pooler, as minibert's
+`--freeze-encoder` freezes it) and only the classifier learns, K·H + K numbers; with top_layers=k > 0
+the top k layers of `model.bert.encoder.layers` and the pooler above them learn too (the next step
+between the frozen encoder of §5.3 and fine-tuning every weight)."""
 
 from __future__ import annotations
 
@@ -11,63 +13,76 @@ from ...heads import BertForSequenceClassification
 from ..common import ExerciseError, call, passed
 
 
-def _model(seed: int, H: int, K: int):
+def _model(seed: int, H: int, K: int, L: int = 2):
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=60, hidden_size=H, num_hidden_layers=2, num_attention_heads=2,
+    config = BertConfig(vocab_size=60, hidden_size=H, num_hidden_layers=L, num_attention_heads=2,
                         intermediate_size=2 * H, max_position_embeddings=16, num_labels=K)
     return BertForSequenceClassification(config).train()
 
 
-def _hint(model, got, H, K) -> str:
+def trainable_names(model, k: int) -> set[str]:
+    """What must still learn: the classifier, and with k > 0 the top k layers and the pooler."""
+    L = model.config.num_hidden_layers
+    keep = ("classifier.",) + (("bert.pooler.",) + tuple(f"bert.encoder.layers.{i}." for i in range(L - k, L))
+                               if k else ())
+    return {n for n, _ in model.named_parameters() if n.startswith(keep)}
+
+
+def _hint(model, got, k: int) -> str:
     trainable = {n for n, p in model.named_parameters() if p.requires_grad}
-    everything = sum(p.numel() for p in model.parameters())
+    L, H, K = model.config.num_hidden_layers, model.config.hidden_size, model.config.num_labels
     if not trainable:
         return "nothing trains now: the classifier (model.classifier) must stay trainable, it is what is learnt"
     if trainable == {n for n, _ in model.named_parameters()}:
         return ("nothing was frozen. model.eval() only switches dropout off, and torch.no_grad() only lasts "
-                "inside its `with`: set requires_grad to False on model.bert's parameters "
-                "(model.bert.requires_grad_(False))")
-    if any(n.startswith("bert.pooler.") for n in trainable):
-        return ("the pooler is still trainable; in this exercise (and in minibert's --freeze-encoder) the encoder "
+                "inside its `with`: set requires_grad to False on the parameters that must not learn")
+    if k and trainable == {n for n in trainable_names(model, k) if not n.startswith("bert.pooler.")}:
+        return "the pooler is frozen: it sits above the top layers, so when they learn, it learns too"
+    for other in (k - 1, k + 1):
+        if 0 <= other <= L and other != k and trainable == trainable_names(model, other):
+            return f"{other} layers are trainable, not {k}: an off-by-one in which layers you keep"
+    bottom = {n for n in trainable if any(n.startswith(f"bert.encoder.layers.{i}.") for i in range(L - k))}
+    if bottom and k:
+        return (f"a bottom layer is trainable ({sorted(bottom)[0]}): layers[0] is next to the embeddings; the top "
+                "layers, next to the head, are the last ones in model.bert.encoder.layers")
+    if not k and any(n.startswith("bert.pooler.") for n in trainable):
+        return ("the pooler is still trainable; with top_layers=0 (as minibert's --freeze-encoder) the encoder "
                 "is all of model.bert, the pooler included: only W (K × H) and b learn")
     if any(n.startswith("bert.embeddings.") for n in trainable):
-        return "the embeddings are still trainable: they are part of the encoder (model.bert.embeddings)"
-    if any(n.startswith("bert.") for n in trainable):
-        return "part of model.bert is still trainable: freeze every parameter of model.bert"
-    if got == everything:
-        return "that is the count of all the parameters; count only those with requires_grad"
-    if got == len(trainable):
-        return "that counts parameter tensors (W and b: 2); count their numbers, p.numel()"
-    return f"the classifier has K·H + K = {K}·{H} + {K} numbers"
+        return "the embeddings are still trainable: they are the bottom of the encoder (model.bert.embeddings)"
+    if trainable == trainable_names(model, k):  # the model is right, the count is not
+        if got == sum(p.numel() for p in model.parameters()):
+            return "that is the count of all the parameters; count only those with requires_grad"
+        if got == len(trainable):
+            return "that counts parameter tensors; count their numbers, p.numel()"
+        return "the model is frozen right, but the count is wrong"
+    return f"keep trainable: the classifier (K·H + K = {K}·{H} + {K})" + (
+        f", the top {k} of the {L} layers and the pooler" if k else "")
+
+
+CASES = [(74, 32, 3, 2, 0), (75, 48, 2, 2, 0), (76, 32, 2, 3, 1), (77, 32, 2, 3, 2), (78, 32, 2, 3, 3)]
 
 
 def freeze_encoder(fn) -> None:
-    """fn(model: BertForSequenceClassification) -> the number of trainable parameters after freezing model.bert."""
-    cases = [(74, 32, 3), (75, 48, 2)]
-    for seed, H, K in cases:
-        model = _model(seed, H, K)
-        name = f"BertForSequenceClassification, H={H}, K={K}, 2 layers"
-        got = call(fn, name, model)
-        expected = K * H + K
-        counted = sum(p.numel() for p in model.parameters() if p.requires_grad)
-        frozen_right = counted == expected and all(p.requires_grad is n.startswith("classifier.")
-                                                   for n, p in model.named_parameters())
+    """fn(model: BertForSequenceClassification, top_layers) -> the number of trainable parameters left."""
+    for seed, H, K, L, k in CASES:
+        model = _model(seed, H, K, L)
+        name = f"BertForSequenceClassification, H={H}, K={K}, {L} layers, top_layers={k}"
+        got = call(fn, name, model, k)
+        want = trainable_names(model, k)
+        expected = sum(p.numel() for n, p in model.named_parameters() if n in want)
+        frozen_right = all(p.requires_grad is (n in want) for n, p in model.named_parameters())
         if not frozen_right or got != expected:
-            if frozen_right:  # the model is right, the count is not
-                hint = _hint(model, got, H, K) if got in (sum(p.numel() for p in model.parameters()), 2) else (
-                    f"the model is frozen right, but the count is wrong: K·H + K = {expected}")
-            else:
-                hint = _hint(model, got, H, K)
-            raise ExerciseError(f"{name}: expected {expected} trainable numbers (W: {K}×{H}, b: {K}) and only the "
-                                f"classifier trainable; received {got!r}, and {counted} numbers of the model have "
-                                f"requires_grad\n  hint: {hint}")
+            counted = sum(p.numel() for p in model.parameters() if p.requires_grad)
+            raise ExerciseError(f"{name}: expected {expected} trainable numbers; received {got!r}, and {counted} "
+                                f"numbers of the model have requires_grad\n  hint: {_hint(model, got, k)}")
         if not model.training and model.bert.training is False:
             raise ExerciseError(f"{name}: your function switched the model to eval mode; freezing is requires_grad, "
                                 "dropout still belongs to training (the loop calls model.train())")
         ids = torch.randint(0, 60, (2, 5), generator=torch.Generator().manual_seed(seed))
-        model(ids, labels=torch.tensor([0, 1])).loss.backward()  # a step's gradients reach only the head
+        model(ids, labels=torch.tensor([0, 1])).loss.backward()  # a step's gradients reach only what learns
         touched = {n for n, p in model.named_parameters() if p.grad is not None}
-        if touched != {"classifier.weight", "classifier.bias"}:
-            raise ExerciseError(f"{name}: after a backward pass, gradients reached {sorted(touched)}")
-    passed("freeze_encoder", f"{len(cases)} models: only W and b train (K·H + K numbers), no gradient reaches "
-                             "the encoder")
+        if touched != want:
+            raise ExerciseError(f"{name}: after a backward pass, gradients reached {sorted(touched - want)[:3]}")
+    passed("freeze_encoder", f"{len(CASES)} models: with top_layers=0 only W and b train (K·H + K numbers); with "
+                             "k > 0 the top k layers and the pooler too, and no gradient reaches the rest")
