@@ -86,7 +86,7 @@ def test_offset_score_accepts(style, capsys):
 
 @pytest.mark.parametrize("bug, message", [
     (offset_wrong_direction, r"(?s)hand case .*offset -1.*opposite offset"),
-    (offset_transposed, r"(?s)hand case .*opposite offset"),
+    (offset_transposed, r"(?s)hand case .*opposite offset.*rows are queries"),
     (offset_ignores_mask, r"(?s)random case .*lengths.*counts padded positions"),
     (offset_query_mask_only, r"(?s)random case .*key is padding"),
     (offset_per_sentence, r"(?s)random case .*per-sentence means"),
@@ -148,6 +148,11 @@ def entropy_mean_over_keys(probs, mask):
     return (h * mask[:, None]).sum((0, 2)) / mask.sum()
 
 
+def entropy_normalised(probs, mask):  # divided by ln(number of real keys): 1 = uniform
+    h = -torch.special.xlogy(probs, probs).sum(-1) / torch.log(mask.sum(1).double())[:, None, None]
+    return (h * mask[:, None]).sum((0, 2)) / mask.sum()
+
+
 @pytest.mark.parametrize("style", [entropy_loops, entropy_eps])
 def test_attention_entropy_accepts(style, capsys):
     check.attention_entropy(style)
@@ -156,12 +161,13 @@ def test_attention_entropy_accepts(style, capsys):
 
 @pytest.mark.parametrize("bug, message", [
     (entropy_log2, r"(?s)hand case.*bits"),
+    (entropy_normalised, r"(?s)hand case.*normalised"),  # not "bits": over 2 keys the two look alike
     (entropy_nan, r"NaN.*0 · log 0"),
     (entropy_padded_queries, r"(?s)padded query.*padded queries"),
     (entropy_no_minus, r"negative\n.*minus sign"),
     (entropy_wrong_axis, r"(?s)random case .*dim -2"),
     (entropy_per_sentence, r"(?s)random case .*per-sentence means"),
-    (entropy_mean_over_keys, r"(?s)hand case.*expected \[0\.693147, 0\.0\].*received \[0\.346574"),
+    (entropy_mean_over_keys, r"(?s)hand case.*expected \[1\.386294, 0\.0\].*received \[0\.346574"),
 ])
 def test_attention_entropy_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

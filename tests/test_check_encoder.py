@@ -540,6 +540,11 @@ def flops_no_attention(c, T):
     return c.num_hidden_layers * (proj + ffn) + pooler
 
 
+def flops_ffn_once(c, T):  # one of the feed-forward block's two products
+    proj, scores, ffn, pooler = _flops_parts(c, T)
+    return c.num_hidden_layers * (proj + scores + ffn // 2) + pooler
+
+
 def flops_heads_times(c, T):
     proj, scores, ffn, pooler = _flops_parts(c, T)
     return c.num_hidden_layers * (proj + c.num_attention_heads * scores + ffn) + pooler
@@ -575,6 +580,7 @@ def flops_as_float_rate(c, T):
 @pytest.mark.parametrize("bug, message", [
     (flops_multiply_adds, r"expected 848\n  received 424\n.*multiply-add is 2 FLOPs"),
     (flops_no_attention, r"attention products are missing"),
+    (flops_ffn_once, r"(?s)tiny config H=4, I=6, L=1.*feed-forward block is counted once"),  # not "attention"
     (flops_heads_times, r"once per head"),
     (flops_pooler_every_token, r"pooler counted for every token"),
     (flops_one_layer, r"L=2.*\n.*\n.*\n.*this is one layer"),

@@ -33,9 +33,11 @@ def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpo
     return ((values * w).sum(2) / valid.sum(1, keepdim=True).clamp_min(1)).mean(0)  # (B, nh) -> (nh,)
 
 
-def _entropy_ref(probs, mask, *, log=torch.log, queries=True, axis=-1, pooled=True):
+def _entropy_ref(probs, mask, *, log=torch.log, queries=True, axis=-1, pooled=True, normalised=False):
     plogp = torch.where(probs > 0, probs * log(probs.clamp_min(1e-30)), torch.zeros(()))
     h = -plogp.sum(axis)  # (B, nh, T): one entropy per query (per key with axis=-2)
+    if normalised:  # divided by its largest value, ln(number of real keys): 1 means uniform
+        h = h / torch.log(mask.sum(1).to(probs.dtype)).clamp_min(1e-30)[:, None, None]
     valid = mask.bool() if queries else torch.ones_like(mask, dtype=torch.bool)
     w = valid[:, None].to(probs.dtype)
     if pooled:
@@ -71,15 +73,34 @@ def _as_tensor(name, got, nh):
                            if getattr(got, "ndim", 1) == 0 else ""))
 
 
-def _compare(name, got, expected, mistakes, atol=1e-6):
-    if torch.allclose(got, expected, atol=atol, rtol=1e-6):
-        return
-    if torch.isnan(got).any():
-        hint = "your result has NaN: a padded key has probability exactly 0, and 0 · log 0 must count as 0"
-    else:
-        hint = next((h for h, wrong in mistakes if torch.allclose(got, wrong, atol=atol, rtol=1e-6)), "")
-    raise ExerciseError(f"{name}:\n  expected {[round(x, 6) for x in expected.tolist()]}\n  received "
-                        f"{[round(x, 6) for x in got.tolist()]}" + (f"\n  hint: {hint}" if hint else ""))
+def _close(got, wanted, atol):
+    return torch.allclose(got, wanted, atol=atol, rtol=1e-6)
+
+
+def _check_all(fn, cases, *, signed=False) -> None:
+    """Each case (name, probs, mask, args, expected, mistakes, atol) in order. At the first wrong one,
+    the mistake named is the one the learner's output matches there and on every later case: two
+    mistakes that give the same numbers on one case are told apart by the next, and a mistake is named
+    only when the outputs prove it."""
+    for k, (name, probs, mask, args, expected, mistakes, atol) in enumerate(cases):
+        got = _run(fn, name, probs, mask, *args)
+        if signed and got.lt(-1e-6).any():
+            raise ExerciseError(f"{name}: received {got.tolist()}, negative\n  hint: entropy is −Σ p ln p: "
+                                "mind the minus sign")
+        if _close(got, expected, atol):
+            continue
+        if torch.isnan(got).any():
+            hint = "your result has NaN: a padded key has probability exactly 0, and 0 · log 0 must count as 0"
+        else:
+            alive = {h for h, wrong in mistakes if _close(got, wrong, atol)}
+            for later_name, p, m, a, _, later_mistakes, later_atol in cases[k + 1:]:
+                if len(alive) <= 1:
+                    break
+                later = _run(fn, later_name, p, m, *a)
+                alive &= {h for h, wrong in later_mistakes if _close(later, wrong, later_atol)}
+            hint = alive.pop() if len(alive) == 1 else ""
+        raise ExerciseError(f"{name}:\n  expected {[round(x, 6) for x in expected.tolist()]}\n  received "
+                            f"{[round(x, 6) for x in got.tolist()]}" + (f"\n  hint: {hint}" if hint else ""))
 
 
 def _run(fn, name, probs, mask, *args):
@@ -92,10 +113,9 @@ def _run(fn, name, probs, mask, *args):
 
 
 _OFFSET_MISTAKES = [
-    ("this is the score at the opposite offset: query i looks at key i + offset (offset -1: the previous token)",
-     dict(sign=-1)),
-    ("this reads probs[..., i + offset, i], the attention *from* the other token to i; rows are queries, "
-     "columns keys", dict(transpose=True)),
+    # Reading the opposite offset and reading probs[..., i + offset, i] pick the same entries: one mistake.
+    ("this is the score at the opposite offset, the attention *from* token i + offset to token i: rows are "
+     "queries and columns keys, so query i looks at key i + offset (offset -1: the previous token)", dict(sign=-1)),
     ("this counts padded positions: keep only pairs whose query and key are both real tokens",
      dict(keys=False, queries=False)),
     ("this counts pairs whose key is padding (probability 0): both the query and the key must be real",
@@ -111,29 +131,34 @@ def offset_score(fn) -> None:
     # Hand case: one head, T = 3, no padding. Previous token: rows 1 and 2 at columns 0 and 1.
     probs = torch.tensor([[[[0.5, 0.25, 0.25], [0.6, 0.3, 0.1], [0.1, 0.2, 0.7]]]], dtype=torch.float64)
     mask = torch.ones(1, 3, dtype=torch.long)
+    cases = []
+
+    def add(name, probs, mask, offset, expected):
+        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
+        cases.append((name, probs, mask, (offset,), expected, mistakes, 1e-6))
+
     for offset, expected in [(-1, (0.6 + 0.2) / 2), (1, (0.25 + 0.1) / 2), (2, 0.25), (-2, 0.1)]:
-        name = f"hand case probs = {probs[0, 0].tolist()}, offset {offset}"
-        got = _run(fn, name, probs, mask, offset)
-        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
-        _compare(name, got, torch.tensor([expected], dtype=torch.float64), mistakes)
+        add(f"hand case probs = {probs[0, 0].tolist()}, offset {offset}", probs, mask, offset,
+            torch.tensor([expected], dtype=torch.float64))
     g = torch.Generator().manual_seed(61)
-    cases = [(2, 3, 6, [6, 4], -1), (3, 2, 7, [7, 3, 5], 1), (2, 4, 9, [5, 9], -2), (1, 2, 5, [5], 3)]
-    for B, nh, T, lengths, offset in cases:
-        probs, mask = _random_case(g, B, nh, T, lengths)
-        name = f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}, offset {offset}"
-        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
-        _compare(name, _run(fn, name, probs, mask, offset), _offset_ref(probs, mask, offset), mistakes)
-    probs, mask = _minilm_case()
+    shapes = [(2, 3, 6, [6, 4], -1), (3, 2, 7, [7, 3, 5], 1), (2, 4, 9, [5, 9], -2), (1, 2, 5, [5], 3)]
+    for B, nh, T, lengths, offset in shapes:
+        p, m = _random_case(g, B, nh, T, lengths)
+        add(f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}, offset {offset}", p, m, offset,
+            _offset_ref(p, m, offset))
+    p, m = _minilm_case()
     for offset in (-1, 1):
-        name = f"all-MiniLM-L6-v2, layer 1, three padded sentences, offset {offset}"
-        mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
-        _compare(name, _run(fn, name, probs, mask, offset), _offset_ref(probs, mask, offset), mistakes)
-    passed("offset_score", f"4 hand-computed offsets, {len(cases)} random padded batches and MiniLM's real "
+        add(f"all-MiniLM-L6-v2, layer 1, three padded sentences, offset {offset}", p, m, offset,
+            _offset_ref(p, m, offset))
+    _check_all(fn, cases)
+    passed("offset_score", f"4 hand-computed offsets, {len(shapes)} random padded batches and MiniLM's real "
                            "attention agree")
 
 
 _ENTROPY_MISTAKES = [
     ("this is in bits (log base 2); the entropy here is in nats, with the natural log", dict(log=torch.log2)),
+    ("this is normalised (divided by ln of the number of keys, 1 = uniform); the exercise asks for the entropy "
+     "itself, in nats", dict(normalised=True)),
     ("this averages over padded queries too: only real tokens' rows count", dict(queries=False)),
     ("this sums over the queries (dim -2); each row, one query's distribution over keys, has an entropy",
      dict(axis=-2)),
@@ -143,32 +168,30 @@ _ENTROPY_MISTAKES = [
 
 def attention_entropy(fn) -> None:
     """fn(probs (B, nh, T, T), attention_mask (B, T)) -> (nh,) mean over real queries of -Σ p ln p."""
-    # Hand case: two heads; head 0 spreads each row evenly over 2 keys (ln 2), head 1 looks at one key (0).
-    probs = torch.tensor([[[[0.5, 0.5], [0.5, 0.5]], [[1.0, 0.0], [0.0, 1.0]]]], dtype=torch.float64)
-    mask = torch.ones(1, 2, dtype=torch.long)
-    hand = [("hand case: head 0 uniform over 2 keys, head 1 one-hot", probs, mask, [math.log(2), 0.0])]
+    # Hand case: two heads; head 0 spreads each row evenly over 4 keys (ln 4), head 1 looks at one key (0).
+    # (Over 4 keys, not 2: in bits ln 4 is 2, normalised it is 1, so the two mistakes look different.)
+    uniform, one_hot = torch.full((4, 4), 0.25, dtype=torch.float64), torch.eye(4, dtype=torch.float64)
+    probs = torch.stack([uniform, one_hot])[None]  # (1, 2, 4, 4)
+    mask = torch.ones(1, 4, dtype=torch.long)
+    hand = [("hand case: head 0 uniform over 4 keys, head 1 one-hot", probs, mask, [math.log(4), 0.0])]
     # Uniform over 4 keys (ln 4) in the real row, a padded second row that must not count.
     pad = torch.tensor([[[[0.25] * 4 + [0.0], [0.25] * 4 + [0.0], [0.25] * 4 + [0.0], [0.25] * 4 + [0.0],
                           [1.0, 0.0, 0.0, 0.0, 0.0]]]], dtype=torch.float64)
     hand.append(("hand case: rows uniform over 4 real keys, 1 padded key and 1 padded query", pad,
                  torch.tensor([[1, 1, 1, 1, 0]]), [math.log(4)]))
-    for name, p, m, expected in hand:
-        got = _run(fn, name, p, m)
-        if got.lt(-1e-6).any():
-            raise ExerciseError(f"{name}: received {got.tolist()}, negative\n  hint: entropy is −Σ p ln p: "
-                                "mind the minus sign")
-        _compare(name, got, torch.tensor(expected, dtype=torch.float64),
-                 [(h, _entropy_ref(p, m, **kw)) for h, kw in _ENTROPY_MISTAKES])
+
+    def case(name, p, m, expected, atol):
+        return name, p, m, (), expected, [(h, _entropy_ref(p, m, **kw)) for h, kw in _ENTROPY_MISTAKES], atol
+
+    cases = [case(name, p, m, torch.tensor(expected, dtype=torch.float64), 1e-6) for name, p, m, expected in hand]
     g = torch.Generator().manual_seed(62)
-    cases = [(2, 3, 6, [6, 4]), (3, 2, 7, [7, 3, 5]), (1, 4, 5, [5])]
-    for B, nh, T, lengths in cases:
-        probs, mask = _random_case(g, B, nh, T, lengths)
-        name = f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}"
-        _compare(name, _run(fn, name, probs, mask), _entropy_ref(probs, mask),
-                 [(h, _entropy_ref(probs, mask, **kw)) for h, kw in _ENTROPY_MISTAKES], atol=1e-5)
-    probs, mask = _minilm_case()
-    name = "all-MiniLM-L6-v2, layer 1, three padded sentences"
-    _compare(name, _run(fn, name, probs, mask), _entropy_ref(probs, mask),
-             [(h, _entropy_ref(probs, mask, **kw)) for h, kw in _ENTROPY_MISTAKES], atol=1e-5)
-    passed("attention_entropy", f"{len(hand)} hand-computed cases, {len(cases)} random padded batches and "
+    shapes = [(2, 3, 6, [6, 4]), (3, 2, 7, [7, 3, 5]), (1, 4, 5, [5])]
+    for B, nh, T, lengths in shapes:
+        p, m = _random_case(g, B, nh, T, lengths)
+        cases.append(case(f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}", p, m,
+                          _entropy_ref(p, m), 1e-5))
+    p, m = _minilm_case()
+    cases.append(case("all-MiniLM-L6-v2, layer 1, three padded sentences", p, m, _entropy_ref(p, m), 1e-5))
+    _check_all(fn, cases, signed=True)
+    passed("attention_entropy", f"{len(hand)} hand-computed cases, {len(shapes)} random padded batches and "
                                 "MiniLM's real attention agree")
