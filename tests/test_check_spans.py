@@ -93,6 +93,15 @@ def span_no_mask(start, end, mask, max_len):
     return span_search(start, end, torch.ones_like(mask), max_len)
 
 
+def span_from_zero(start, end, mask, max_len, first=(None, None)):  # the best so far starts at score 0
+    best = (*first, 0.0)
+    for i in range(len(start)):
+        for j in range(i, min(len(start), i + max_len)):
+            if mask[i] and mask[j] and float(start[i] + end[j]) > best[2]:
+                best = (i, j, float(start[i] + end[j]))
+    return best
+
+
 def span_in_place(start, end, mask, max_len):
     start.masked_fill_(~mask, float("-inf"))
     return span_search(start, end, mask, max_len)
@@ -114,6 +123,8 @@ def test_best_span_accepts(style, capsys):
     (lambda s, e, m, k: span_search(s, e, m, k)[:2] + (0.0,), r"the right span, the wrong score"),
     (lambda s, e, m, k: span_search(s, e, m, k)[:2], r"return a tuple \(i, j, score\)"),
     (span_in_place, r"changed its inputs"),
+    (span_from_zero, r"(?s)every score is negative.*start the search from -inf"),
+    (lambda s, e, m, k: span_from_zero(s, e, m, k, first=(0, 0)), r"(?s)every score is negative.*from -inf"),
 ])
 def test_best_span_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

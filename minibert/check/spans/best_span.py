@@ -47,7 +47,11 @@ HAND = [
      "(3, 8) scores 8.5 and (3, 5) 7.0, but at most 2 tokens: (3, 4), 5.0"),
     ([5, 4, 0, 0, 1, 0, 0, 0], [5, 0, 4, 0, 0, 2, 0, 3], (4, 6), 30,
      "[CLS] (0, 0) scores 10, the question (1, 2) 8 and (4, 7) ends on [SEP]: the passage's best is (4, 5), 3.0"),
+    ([-1, -2, -3, -5, -4, -6, -2, -1], [-1, -3, -2, -6, -5, -4, -3, -1], (3, 6), 30,
+     "every score is negative, as logits often are: the best span still exists, (6, 6) at -5.0"),
 ]
+ALL_NEGATIVE = ("every span scores below 0 here: start the search from -inf (or from the first allowed span), "
+                "not from 0, or no span ever beats the starting value")
 
 
 def _unpack(name, got):
@@ -66,7 +70,11 @@ def _unpack(name, got):
 
 def _check(fn, name, start, end, mask, max_len):
     s, e, m = start.clone(), end.clone(), mask.clone()
-    i, j, score = _unpack(name, call(fn, name, s, e, m, max_len))
+    got = call(fn, name, s, e, m, max_len)
+    negative = _search(start.tolist(), end.tolist(), mask.tolist(), max_len)[2] < 0
+    if negative and isinstance(got, (tuple, list)) and len(got) == 3 and (got[0] is None or got[2] == 0):
+        raise ExerciseError(f"{name}: received {short(got)}\n  hint: {ALL_NEGATIVE}")
+    i, j, score = _unpack(name, got)
     if not (torch.equal(s, start) and torch.equal(e, end) and torch.equal(m, mask)):
         raise ExerciseError(f"{name}: your function changed its inputs; work on copies (masked_fill, not masked_fill_)")
     ref_score, ref_i, ref_j = best_spans(start[None], end[None], max_answer_length=max_len, n_best=1,
