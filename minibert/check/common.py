@@ -129,3 +129,24 @@ def minilm_tokenizer():
 
 def passed(what: str, detail: str) -> None:
     print(f"✓ {what}: {detail}")
+
+
+def optimizer_step(model, optimizer, scheduler, *, clip: float | None = 1.0, scheduler_first: bool = False,
+                   zero_grad: bool = True) -> None:
+    """What a training loop does after backward(): clip, AdamW's step, the schedule's step, the gradients
+    cleared; the switches make its usual mistakes (clip=None, the schedule stepped first, no clearing)."""
+    if clip is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    if scheduler_first:
+        scheduler.step()
+    optimizer.step()
+    if not scheduler_first:
+        scheduler.step()
+    if zero_grad:
+        optimizer.zero_grad(set_to_none=True)
+
+
+def weights_apart(a: list[torch.Tensor], b: list[torch.Tensor], start: list[torch.Tensor]) -> float:
+    """How far apart two runs' weights are, relative to how far training moved them from `start`."""
+    moved = math.sqrt(sum(float((y - s).pow(2).sum()) for y, s in zip(b, start)))
+    return math.sqrt(sum(float((x - y).pow(2).sum()) for x, y in zip(a, b))) / max(moved, 1e-12)

@@ -5,7 +5,6 @@ decay, gradients zeroed each step, and one dev accuracy per epoch scored in eval
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import torch
@@ -14,7 +13,7 @@ import torch.nn.functional as F
 from ...config import BertConfig
 from ...heads import BertForSequenceClassification
 from ...training.optim import bert_schedule
-from ..common import ExerciseError, call, passed
+from ..common import ExerciseError, call, optimizer_step, passed, weights_apart
 
 EPOCHS, LR, WARMUP = 3, 3e-3, 0.25  # 4 batches a epoch: 12 steps, 3 of warm-up
 
@@ -67,15 +66,7 @@ def reference(model, train, dev, *, zero_grad=True, scheduler_first=False, warmu
             loss = F.cross_entropy(model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"]),
                                    batch["labels"])
             loss.backward()
-            if clip is not None:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-            if scheduler_first:
-                schedule.step()
-            optimizer.step()
-            if not scheduler_first:
-                schedule.step()
-            if zero_grad:
-                optimizer.zero_grad()
+            optimizer_step(model, optimizer, schedule, clip=clip, scheduler_first=scheduler_first, zero_grad=zero_grad)
         model.eval()
         with torch.no_grad():
             right = sum(int((model(b["input_ids"], b["token_type_ids"], b["attention_mask"]).argmax(-1)
@@ -99,12 +90,6 @@ MISTAKES = [
                         "weights (every 1-D parameter) without it"),
     (dict(decay="none"), "there is no weight decay: BERT uses 0.01 on every matrix (AdamW's weight_decay)"),
 ]
-
-
-def _distance(a: list[torch.Tensor], b: list[torch.Tensor], start: list[torch.Tensor]) -> float:
-    """How far apart two runs' weights are, relative to how far training moved them."""
-    moved = math.sqrt(sum(float((y - s).pow(2).sum()) for y, s in zip(b, start)))
-    return math.sqrt(sum(float((x - y).pow(2).sum()) for x, y in zip(a, b))) / max(moved, 1e-12)
 
 
 def _modes(recorder: Recorder, train: list[dict], dev: list[dict]) -> None:
@@ -137,15 +122,15 @@ def finetune_loop(fn) -> None:
         if any(not torch.equal(b[k], c[k]) for b, c in zip(train + dev, kept) for k in c):
             raise ExerciseError(f"{case}: your loop changed the batches it was given")
         mine = [p.detach().clone() for p in recorder.parameters()]
-        if _distance(mine, weights, start) > 1e-3:
+        if weights_apart(mine, weights, start) > 1e-3:
             for settings, hint in MISTAKES:
                 with warnings.catch_warnings():  # torch warns of the scheduler-first mistake this simulates
                     warnings.simplefilter("ignore")
                     theirs = reference(Recorder(seed), train, dev, **settings)[1]
-                if _distance(mine, theirs, start) < 1e-3:
+                if weights_apart(mine, theirs, start) < 1e-3:
                     raise ExerciseError(f"{case}: the weights after your loop are not minibert's\n  hint: {hint}")
             raise ExerciseError(f"{case}: the weights after your loop are not minibert's (off by "
-                                f"{_distance(mine, weights, start):.0%} of how far training moved them)\n  hint: "
+                                f"{weights_apart(mine, weights, start):.0%} of how far training moved them)\n  hint: "
                                 "per batch: logits, F.cross_entropy, backward, clip to norm 1.0, optimizer.step, "
                                 "scheduler.step, zero_grad; AdamW(lr, eps=1e-6), weight decay 0.01 on matrices only; "
                                 "warm-up over int(warmup_proportion x all steps), then linear decay to 0")

@@ -6,13 +6,12 @@ order of operations, as in `minibert.pretrain.loop.train_step`)."""
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import torch
 import torch.nn.functional as F
 
-from ..common import ExerciseError, as_float, call, passed
+from ..common import ExerciseError, as_float, call, optimizer_step, passed, weights_apart
 from .accumulation import _batch, _model
 
 STEPS, LR, WARMUP, TOTAL = 2, 1e-2, 1, 10
@@ -50,15 +49,8 @@ def reference(model, batches, *, mlm="labelled", nsp=True, zero_grad=True, clip=
     for batch in batches:
         mlm_loss, nsp_loss = _losses(model, batch, mlm=mlm)
         (mlm_loss + nsp_loss if nsp else mlm_loss).backward()
-        if clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        if scheduler_first:
-            scheduler.step()
-        optimizer.step()
-        if not scheduler_first:
-            scheduler.step()
-        if zero_grad:
-            optimizer.zero_grad(set_to_none=True)
+        optimizer_step(model, optimizer, scheduler, clip=1.0 if clip else None, scheduler_first=scheduler_first,
+                       zero_grad=zero_grad)
         losses.append((float(mlm_loss.detach()), float(nsp_loss.detach())))
     return losses
 
@@ -80,11 +72,6 @@ MISTAKES = [
 
 def _weights(model) -> list[torch.Tensor]:
     return [p.detach().clone() for p in model.parameters()]
-
-
-def _off(a, b, start) -> float:
-    moved = math.sqrt(sum(float((y - s).pow(2).sum()) for y, s in zip(b, start)))
-    return math.sqrt(sum(float((x - y).pow(2).sum()) for x, y in zip(a, b))) / max(moved, 1e-12)
 
 
 def pretraining_step(fn) -> None:
@@ -110,7 +97,7 @@ def pretraining_step(fn) -> None:
                 raise ExerciseError(f"{case}: {name} {number:.6f}, expected {want:.6f}" + _hint(batches, start, i, got))
     if any(not torch.equal(b[k], c[k]) for b, c in zip(batches, kept) for k in c):
         raise ExerciseError("your step changed the batch it was given; read it, do not write to it")
-    off = _off(_weights(mine), wanted, start)
+    off = weights_apart(_weights(mine), wanted, start)
     if off > 1e-4:
         raise ExerciseError(f"after two steps the weights are not minibert's (off by {off:.1%} of how far the "
                             "steps moved them)" + _hint(batches, start, None, None, _weights(mine)))
@@ -125,7 +112,7 @@ def _hint(batches, start, step, got, weights=None) -> str:
         with warnings.catch_warnings():  # torch warns of the scheduler-first mistake this simulates
             warnings.simplefilter("ignore")
             losses = reference(model, batches, **settings)
-        if weights is not None and _off(weights, _weights(model), start) < 1e-4:
+        if weights is not None and weights_apart(weights, _weights(model), start) < 1e-4:
             return f"\n  hint: {hint}"
         if step is not None and all(abs(as_float(g)[0] - w) < 1e-5 * max(1.0, abs(w))
                                     for g, w in zip(got, losses[step])):
