@@ -176,3 +176,32 @@ def test_the_command_takes_rank_and_world_from_the_launcher(books, tmp_path, mon
     assert "wrote" in capsys.readouterr().out
     info = json.loads((tmp_path / "part-00001-of-00003.json").read_text())
     assert info["rank"] == 1 and info["world"] == 3 and info["like"] == "bookcorpus" and info["documents"] > 0
+
+
+@pytest.mark.parametrize("n_files", [4, 3], ids=["whole files", "every other article"])
+def test_the_held_out_split_is_the_same_for_any_number_of_processes(wiki, tmp_path, n_files):
+    """Each document goes to held-out/ by a hash of its text: one process or two (given whole files or
+    every other article) hold out the same documents, and each document is in exactly one split."""
+    files, parts = wiki
+    whole = documents(parts[4, 1][0])
+    held = {}
+    for world in (1, 2):
+        for rank in range(world):
+            info = write_part(stream_documents(open_stream(files[n_files]), rank=rank, world=world), tmp_path / str(world),
+                              rank, world, held_out_share=0.5)
+            assert info["held_out"]["part"] == info["part"] and info["held_out"]["held_out_share"] == 0.5
+        train = sum((documents(p) for p in sorted((tmp_path / str(world)).glob("part-*.txt"))), Counter())
+        held[world] = sum((documents(p) for p in sorted((tmp_path / str(world) / "held-out").glob("part-*.txt"))), Counter())
+        assert train and held[world] and not train & held[world] and train + held[world] == whole
+    assert held[1] == held[2]
+
+
+def test_no_held_out_split_when_the_share_is_0_and_a_wrong_share_is_refused(wiki, tmp_path, capsys):
+    files, _ = wiki
+    write_part(stream_documents(open_stream(files[4])), tmp_path / "all", 0, 1, held_out_share=0)
+    assert not (tmp_path / "all" / "held-out").exists() and len(documents(tmp_path / "all" / "part-00000-of-00001.txt")) == ARTICLES
+    with pytest.raises(CorpusError, match=r"held_out_share=1: .* below 1"):
+        write_part(stream_documents(open_stream(files[4])), tmp_path / "one", 0, 1, held_out_share=1)
+    assert main(["stream", "--source", str(files[4][0].parent), "--out", str(tmp_path / "cli"), "--held-out", "-0.1"]) == 1
+    assert "--held-out -0.1: the share of documents held out" in capsys.readouterr().err
+    assert not (tmp_path / "cli").exists()  # refused before anything is read or written

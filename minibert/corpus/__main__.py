@@ -1,7 +1,7 @@
 """`python -m minibert.corpus prepare [--out data/corpus] [--cache data/cache] [--cards data/cards]`
 
 At scale (`stream.py`): `python -m minibert.corpus stream --source wikipedia --out parts` on every
-process (rank and world from RANK and WORLD_SIZE); `python -m minibert.corpus sample --source
+process (rank and world from RANK and WORLD_SIZE; one document in 2,000 goes to parts/held-out/); `python -m minibert.corpus sample --source
 wikipedia --out sample` writes an offline stand-in, which `stream --source sample` then reads.
 """
 
@@ -19,6 +19,9 @@ from .common import CorpusError, Tally
 from .stream import HUB_SOURCES, local_files, local_sample, open_stream, stream_documents, write_part
 
 
+# One document in 2,000: of the Hub's 6.4M Wikipedia articles and 74M BookCorpus sentences (578k runs
+# of 128), about 3,200 articles and 290 runs, some 1.6M words (the paper names no held-out split).
+HELD_OUT = 0.0005
 COLUMNS = ("source", "documents", "sentences", "words", "train docs", "valid docs", "train words", "valid words")
 
 
@@ -49,6 +52,9 @@ def _env_int(name: str, default: int) -> int:
 
 def stream(args) -> None:
     """This process's part of a Hub corpus or of local files, in BERT's format."""
+    if not 0 <= args.held_out < 1:
+        raise CorpusError(f"--held-out {args.held_out}: the share of documents held out, at least 0 and below 1 "
+                          f"(the default, {HELD_OUT}, holds out one document in {round(1 / HELD_OUT):,}; 0 none)")
     hub = len(args.source) == 1 and args.source[0] in HUB_SOURCES
     # Local files: a .txt file is a line per record (as BookCorpus), anything else a record per article.
     like = args.like or (args.source[0] if hub else
@@ -58,15 +64,18 @@ def stream(args) -> None:
     tally = Tally()
     documents = stream_documents(open_stream(args.source[0] if hub else args.source), source=like,
                                  text_field=args.text_field, rank=args.rank, world=args.world, tally=tally)
-    info = write_part(documents, args.out, args.rank, args.world,
+    info = write_part(documents, args.out, args.rank, args.world, held_out_share=args.held_out,
                       meta={"source": args.source, "like": like, "dropped": tally.dropped})
-    print(f"wrote {args.out / info['part']}: {info['documents']:,} documents, {info['sentences']:,} sentences, "
-          f"{info['words']:,} words, {info['bytes']:,} bytes (sha256 {info['sha256'][:16]}...)")
+    for folder, part in [(args.out, info)] + ([(args.out / "held-out", info["held_out"])] if args.held_out else []):
+        print(f"wrote {folder / part['part']}: {part['documents']:,} documents, {part['sentences']:,} sentences, "
+              f"{part['words']:,} words, {part['bytes']:,} bytes (sha256 {part['sha256'][:16]}...)")
     for reason, n in sorted(tally.dropped.items()):
         print(f"dropped {n:,} {reason}" + (f" (e.g. {'; '.join(tally.examples[reason])})"
                                            if tally.examples.get(reason) else ""))
+    parts = f"part-*-of-{args.world:05d}.txt"
     print(f"counts in {args.out / info['part'].replace('.txt', '.json')}; once every process is done: "
-          f"python -m minibert.pretrain.shards --corpus {args.out}/part-*-of-{args.world:05d}.txt --out SHARDS")
+          f"python -m minibert.pretrain.shards --corpus {args.out}/{parts} --out SHARDS"
+          + (f" (and the held-out split: --corpus {args.out}/held-out/{parts})" if args.held_out else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="how records become documents, for local files (default: bookcorpus's for .txt "
                         "files, a line per record; wikipedia's for the others)")
     s.add_argument("--text-field", default=None, help="the field holding the text (default: the source's, text)")
+    s.add_argument("--held-out", type=float, default=HELD_OUT,
+                   help="the share of documents written to OUT/held-out/ instead, chosen by a hash of each "
+                        "document's text (the same split for any number of processes); 0 keeps every one")
     m = sub.add_parser("sample", help="write a small local stand-in for a Hub corpus, in its schema (jsonl)")
     m.add_argument("--source", choices=sorted(HUB_SOURCES), default="wikipedia")
     m.add_argument("--out", type=Path, required=True)

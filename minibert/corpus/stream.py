@@ -220,36 +220,74 @@ def _runs(runs, source: str, field: str, n: int, rank: int, world: int, tally: T
             tally.drop("documents: empty once cleaned", where)
 
 
+def held_out(text: bytes, share: float) -> bool:
+    """Whether a document (its text in BERT's format) belongs to the held-out split: the first 8
+    bytes of its sha256, read as a fraction of 2**64, fall below `share`. The text alone decides, so
+    the split is the same whatever the number of processes and the order of the stream, a document
+    is never in both, and exact duplicates fall on the same side."""
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") < share * 2 ** 64
+
+
+class _Part:
+    """One file of a part, written through a .tmp (a part is whole or absent), with its counts."""
+
+    def __init__(self, out: Path, name: str, rank: int, world: int):
+        out.mkdir(parents=True, exist_ok=True)
+        self.text, self.tmp = out / f"{name}.txt", out / f"{name}.txt.tmp"
+        self.counts = dict(part=self.text.name, rank=rank, world=world, documents=0, sentences=0, words=0, bytes=0)
+        self.sha256, self.file = hashlib.sha256(), open(self.tmp, "wb")
+
+    def add(self, doc: Document, data: bytes) -> None:
+        data = (b"\n" if self.counts["documents"] else b"") + data  # a blank line between documents
+        self.file.write(data)
+        self.sha256.update(data)
+        self.counts["documents"] += 1
+        self.counts["sentences"] += len(doc.sentences)
+        self.counts["words"] += doc.words
+        self.counts["bytes"] += len(data)
+
+    def abandon(self) -> None:
+        self.file.close()
+        self.tmp.unlink(missing_ok=True)
+
+    def finish(self, meta: dict) -> dict:
+        self.file.close()
+        os.replace(self.tmp, self.text)  # atomic
+        counts = {**self.counts, "sha256": self.sha256.hexdigest(), **meta}
+        _write_text(self.text.with_suffix(".json"), json.dumps(counts, indent=1, ensure_ascii=False) + "\n")
+        return counts
+
+
 def write_part(documents: Iterable[Document | list[str]], out_dir: str | Path, rank: int, world: int,
-               *, meta: dict | None = None) -> dict:
+               *, meta: dict | None = None, held_out_share: float = 0.0) -> dict:
     """Write `documents` to `out_dir/part-RRRRR-of-WWWWW.txt` in BERT's format (a sentence per line,
     a blank line between documents), one document at a time, and its counts (documents,
     sentences, words, bytes, sha256 of the text, and `meta`, read once the part is written, so a
-    tally filled while streaming is complete) to the `.json` beside it. Returns the counts."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    name = f"part-{rank:05d}-of-{world:05d}"
-    text, tmp = out / f"{name}.txt", out / f"{name}.txt.tmp"
-    counts = dict(part=text.name, rank=rank, world=world, documents=0, sentences=0, words=0, bytes=0)
-    h = hashlib.sha256()
+    tally filled while streaming is complete) to the `.json` beside it. Returns the counts.
+
+    With `held_out_share` > 0, the documents that `held_out` picks go instead to the same name in
+    `out_dir/held-out/` (counts beside it, and under "held_out" in the returned counts): the split a
+    run at scale is evaluated on, carved as the corpus streams, the same for any number of processes."""
+    if not 0 <= held_out_share < 1:
+        raise CorpusError(f"held_out_share={held_out_share}: the share of documents held out, at least 0 and below "
+                          "1 (0.0005 holds out one document in 2,000)")
+    out, name = Path(out_dir), f"part-{rank:05d}-of-{world:05d}"
+    train = _Part(out, name, rank, world)
+    valid = _Part(out / "held-out", name, rank, world) if held_out_share else None
     try:
-        with open(tmp, "wb") as f:
-            for doc in documents:
-                if not isinstance(doc, Document):
-                    doc = Document("", str(counts["documents"]), "", list(doc))
-                data = (b"\n" if counts["documents"] else b"") + bert_format([doc])  # checks each sentence
-                f.write(data)
-                h.update(data)
-                counts["documents"] += 1
-                counts["sentences"] += len(doc.sentences)
-                counts["words"] += doc.words
-                counts["bytes"] += len(data)
+        for n, doc in enumerate(documents):
+            if not isinstance(doc, Document):
+                doc = Document("", str(n), "", list(doc))
+            data = bert_format([doc])  # checks each sentence
+            (valid if valid and held_out(data, held_out_share) else train).add(doc, data)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        for part in (train, valid):
+            if part:
+                part.abandon()
         raise
-    os.replace(tmp, text)  # atomic: a part is whole or absent, never half written
-    counts = {**counts, "sha256": h.hexdigest(), **(meta or {})}
-    _write_text(out / f"{name}.json", json.dumps(counts, indent=1, ensure_ascii=False) + "\n")
+    counts = train.finish(meta or {})
+    if valid:
+        counts["held_out"] = valid.finish({"held_out_share": held_out_share, **(meta or {})})
     return counts
 
 

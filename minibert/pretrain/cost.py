@@ -18,6 +18,7 @@ from ..heads import BertForPreTraining
 from ..tokenizer import load_vocab
 from .data import prepare_vocab
 from .metrics import PEAK_TFLOPS, flops_per_token, peak_tflops
+from .passes import corpus_lines
 from .recipes import PretrainConfig, recipe
 
 # The paper's runs as the engine's presets: 90% of 1M steps at 128 tokens, then 10% at 512.
@@ -68,7 +69,8 @@ def paper_cost(run: str = "BERT-BASE", *, device: str = "H100", devices: int = 8
 
 
 def plan_text(cfg: PretrainConfig, *, device: str = "H100", devices: int = 1, mfu: float = 0.4) -> str:
-    """What `--plan` prints: the run's size, its batch as the processes will split it, its cost."""
+    """What `--plan` prints: the run's size, its data and how often it reads it, its batch as the
+    processes will split it, its cost."""
     from ..training.accelerator import accumulation_steps, micro_batch_size
 
     c = run_cost(cfg, device=device, devices=devices, mfu=mfu)
@@ -78,6 +80,7 @@ def plan_text(cfg: PretrainConfig, *, device: str = "H100", devices: int = 1, mf
     return "\n".join([
         f"model {cfg.model}: {c['parameters']:,} parameters (vocabulary {c['vocab_size']:,})",
         f"batch {cfg.batch_size} x {cfg.max_seq_length} tokens, {cfg.max_steps:,} steps: {c['tokens']:.3g} tokens",
+        *corpus_lines(cfg),
         f"per process and step: {grad_accum} micro-batch(es) of {micro} sequences on each of {devices} process(es)",
         f"FLOPs per token {c['flops_per_token']:.3g} (forward and backward); the run {c['flops']:.3g} FLOPs",
         f"on {devices} x {device} ({c['peak_tflops']:g} TFLOP/s peak each) at {mfu:.0%} MFU: "
