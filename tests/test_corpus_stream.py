@@ -19,7 +19,8 @@ import pytest
 from minibert.corpus import iter_documents, moby_dick, wikipedia
 from minibert.corpus.__main__ import main
 from minibert.corpus.common import CorpusError
-from minibert.corpus.stream import HUB_SOURCES, local_sample, open_stream, stream_documents, write_part
+from minibert.corpus.parts import write_part
+from minibert.corpus.stream import HUB_SOURCES, local_sample, open_stream, stream_documents
 from minibert.hub import cached, sha256_of
 from minibert.pretrain.shards import ShardDataset, write_shards
 

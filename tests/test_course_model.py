@@ -43,14 +43,14 @@ def test_the_card_quotes_the_log_and_names_phase_1():
 
 def test_it_reads_more_than_its_neighbours_within_90_minutes():
     """The targets it was made for, recomputed: the stored weights scored on the held-out split at
-    [MASK], against the both-neighbour table on the same positions; and the README says so."""
+    [MASK], against the both-neighbour table on the same positions; and docs/pretraining.md says so."""
     cfg = recipe("course-128", eval_batches=None)
     floors, model = neighbour_floors(cfg), heldout_metrics(cfg, str(MODEL))
     end, first = read_log(MODEL, "end")[-1], read_log(MODEL / "log-phase1.jsonl", "end")[-1]
     assert model["mlm_accuracy_at_mask"] == pytest.approx(end["mlm_accuracy_at_mask"], abs=2e-3)  # its log's number
     assert model["mlm_accuracy_at_mask"] > floors["both"]["mask"] + 0.05 and model["mlm_accuracy"] > 0.35
     assert (first["seconds"] + end["seconds"]) / 60 < 90
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "pretraining.md").read_text(encoding="utf-8")
     for name, row in (("the most frequent piece", floors["unigram"]), ("the left neighbour's most frequent follower",
                       floors["left"]), ("the table of both neighbours", floors["both"])):
         assert f"| {name} | {row['mask']:.1%} | {row['all']:.1%} |" in readme

@@ -97,7 +97,7 @@ FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/cou
 
 
 def fair_row(name: str) -> str:
-    """How the README's table shows a stored result: each sample's chosen rate and dev mean ± sd."""
+    """How docs/finetuning.md's table shows a stored result: each sample's chosen rate and dev mean ± sd."""
     by = results.by_sample(results.read_results(name))
     rates = ", ".join(f"{v['lr']:g}" for v in by.values())
     cells = "; ".join(f"{100 * statistics.fmean(v['values']):.1f} ± {100 * statistics.stdev(v['values']):.1f}"
@@ -110,12 +110,12 @@ def gain_row(a: str, b: str) -> list[str]:
             for r in results.gains(results.read_results(a), results.read_results(b))]
 
 
-def test_the_readme_quotes_what_pretraining_buys():
-    """The README's fair comparison: every arm's chosen rate and scores, and every gain with its
+def test_the_finetuning_page_quotes_what_pretraining_buys():
+    """docs/finetuning.md's fair comparison: every arm's chosen rate and scores, and every gain with its
     Welch interval, recomputed from the stored files."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "finetuning.md").read_text(encoding="utf-8")
     for a, b in FAIR.items():
         for name in (a, b):
-            assert f"| `{name}` |" in readme and fair_row(name) in readme, f"README's row of {name}:\n{fair_row(name)}"
+            assert f"| `{name}` |" in readme and fair_row(name) in readme, f"docs/finetuning.md's row of {name}:\n{fair_row(name)}"
         for row in gain_row(a, b):
-            assert row in readme, f"README's gain of {a}:\n{row}"
+            assert row in readme, f"docs/finetuning.md's gain of {a}:\n{row}"

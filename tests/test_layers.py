@@ -1,4 +1,4 @@
-"""The package's import rules (README, "Where things go"), read from the code with `ast`.
+"""The package's import rules (minibert/README.md, "Where things go"), read from the code with `ast`.
 
 A room is a top-level module or package of minibert (`model`, `heads`, `tokenizer`, ...). Every
 import counts, also one inside a function: a lazy import is still a dependency.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "minibert"
-README = PACKAGE.parent / "README.md"
+README = PACKAGE / "README.md"
 
 # What the encoder and its heads stand on: nothing that trains, teaches or draws.
 MODEL_ROOMS = {"model", "heads"}
@@ -191,4 +191,4 @@ def test_the_floors_fail_naming_the_arrow(tmp_path):
 @pytest.mark.parametrize("path", sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")))
 def test_no_package_file_is_over_300_lines(path):
     lines = len((PACKAGE / path).read_text(encoding="utf-8").splitlines())
-    assert lines <= 300, f"minibert/{path} has {lines} lines; split it by concept (README, 'Where things go')"
+    assert lines <= 300, f"minibert/{path} has {lines} lines; split it by concept (minibert/README.md, 'Where things go')"

@@ -1,5 +1,5 @@
 """The stored recipe search (results/pretrain/recipe-search.json) against today's repository and the
-README that quotes it."""
+page that quotes it (docs/pretraining.md)."""
 
 import importlib.util
 import json
@@ -18,7 +18,7 @@ _spec.loader.exec_module(search)
 
 
 def readme_row(probe: dict) -> str:
-    """How the README's tables show a probe: each row is the file's numbers, rounded."""
+    """How docs/pretraining.md's tables show a probe: each row is the file's numbers, rounded."""
     f, floor = probe["final"], probe["floors"]["both"]["mask"]
     return (f"| `{probe['name']}` | {probe['about']} | {probe['minutes']:.1f} | {probe['tokens'] / 1e6:.1f}M | "
             f"{f['mlm_accuracy_at_mask']:.1%} | {f['mlm_accuracy']:.1%} | {floor:.1%} |")
@@ -41,7 +41,7 @@ def test_each_probe_is_the_command_it_names(probe):
 
 
 def test_the_readme_quotes_the_file():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "pretraining.md").read_text(encoding="utf-8")
     for probe in DOC["probes"]:
-        assert readme_row(probe) in readme, f"README's row of {probe['name']} is not the file's:\n{readme_row(probe)}"
+        assert readme_row(probe) in readme, f"docs/pretraining.md's row of {probe['name']} is not the file's:\n{readme_row(probe)}"
     assert DOC["commit"] and DOC["clean"] is True

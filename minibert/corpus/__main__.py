@@ -16,7 +16,8 @@ from pathlib import Path
 from ..hub import FetchError
 from .build import SOURCES, prepare
 from .common import CorpusError, Tally
-from .stream import HUB_SOURCES, local_files, local_sample, open_stream, stream_documents, write_part
+from .parts import write_part
+from .stream import HUB_SOURCES, local_files, local_sample, open_stream, stream_documents
 
 
 # One document in 2,000: of the Hub's 6.4M Wikipedia articles and 74M BookCorpus sentences (578k runs

@@ -3,11 +3,12 @@ BERT's format, each process (or machine) writing its own share of it.
 
     dataset = open_stream("wikipedia")                    # online: wikimedia/wikipedia, 20231101.en
     dataset = open_stream(local_sample("sample/wiki"))    # offline: the same code on local jsonl files
-    write_part(stream_documents(dataset, rank=0, world=2), "parts", rank=0, world=2)
+    write_part(stream_documents(dataset, rank=0, world=2), "parts", rank=0, world=2)   # parts.py
 
 One command on every process, `python -m minibert.corpus stream --source wikipedia --out parts`
 (rank and world from RANK and WORLD_SIZE, as torchrun and accelerate set them), writes
-`parts/part-0000r-of-0000W.txt`; `python -m minibert.pretrain.shards --corpus parts/part-*.txt`
+`parts/part-0000r-of-0000W.txt` (and its held-out documents to `parts/held-out/`, the same name);
+`python -m minibert.pretrain.shards --corpus parts/part-*.txt`
 turns the parts, in order, into shards. Memory stays flat at any size: `datasets` reads a file in
 blocks (10 MB of JSON lines, a Parquet row group), and each record becomes one document that is
 written and let go. Nothing here holds more than one document.
@@ -23,9 +24,7 @@ from __future__ import annotations
 
 import bz2
 import difflib
-import hashlib
 import json
-import os
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -34,8 +33,8 @@ from pathlib import Path
 
 from ..hub import fetch, hub_offline, hub_unreachable
 from . import moby_dick, wikipedia
-from .build import bert_format
 from .common import CorpusError, Document, Tally, squeeze, tidy_sentences
+from .parts import write_text
 from .records import check_text, missing_field, open_local, parsed
 from .sentences import split_sentences
 from .wikitext import to_paragraphs
@@ -220,82 +219,6 @@ def _runs(runs, source: str, field: str, n: int, rank: int, world: int, tally: T
             tally.drop("documents: empty once cleaned", where)
 
 
-def held_out(text: bytes, share: float) -> bool:
-    """Whether a document (its text in BERT's format) belongs to the held-out split: the first 8
-    bytes of its sha256, read as a fraction of 2**64, fall below `share`. The text alone decides, so
-    the split is the same whatever the number of processes and the order of the stream, a document
-    is never in both, and exact duplicates fall on the same side."""
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") < share * 2 ** 64
-
-
-class _Part:
-    """One file of a part, written through a .tmp (a part is whole or absent), with its counts."""
-
-    def __init__(self, out: Path, name: str, rank: int, world: int):
-        out.mkdir(parents=True, exist_ok=True)
-        self.text, self.tmp = out / f"{name}.txt", out / f"{name}.txt.tmp"
-        self.counts = dict(part=self.text.name, rank=rank, world=world, documents=0, sentences=0, words=0, bytes=0)
-        self.sha256, self.file = hashlib.sha256(), open(self.tmp, "wb")
-
-    def add(self, doc: Document, data: bytes) -> None:
-        data = (b"\n" if self.counts["documents"] else b"") + data  # a blank line between documents
-        self.file.write(data)
-        self.sha256.update(data)
-        self.counts["documents"] += 1
-        self.counts["sentences"] += len(doc.sentences)
-        self.counts["words"] += doc.words
-        self.counts["bytes"] += len(data)
-
-    def abandon(self) -> None:
-        self.file.close()
-        self.tmp.unlink(missing_ok=True)
-
-    def finish(self, meta: dict) -> dict:
-        self.file.close()
-        os.replace(self.tmp, self.text)  # atomic
-        counts = {**self.counts, "sha256": self.sha256.hexdigest(), **meta}
-        _write_text(self.text.with_suffix(".json"), json.dumps(counts, indent=1, ensure_ascii=False) + "\n")
-        return counts
-
-
-def write_part(documents: Iterable[Document | list[str]], out_dir: str | Path, rank: int, world: int,
-               *, meta: dict | None = None, held_out_share: float = 0.0) -> dict:
-    """Write `documents` to `out_dir/part-RRRRR-of-WWWWW.txt` in BERT's format (a sentence per line,
-    a blank line between documents), one document at a time, and its counts (documents,
-    sentences, words, bytes, sha256 of the text, and `meta`, read once the part is written, so a
-    tally filled while streaming is complete) to the `.json` beside it. Returns the counts.
-
-    With `held_out_share` > 0, the documents that `held_out` picks go instead to the same name in
-    `out_dir/held-out/` (counts beside it, and under "held_out" in the returned counts): the split a
-    run at scale is evaluated on, carved as the corpus streams, the same for any number of processes."""
-    if not 0 <= held_out_share < 1:
-        raise CorpusError(f"held_out_share={held_out_share}: the share of documents held out, at least 0 and below "
-                          "1 (0.0005 holds out one document in 2,000)")
-    out, name = Path(out_dir), f"part-{rank:05d}-of-{world:05d}"
-    train = _Part(out, name, rank, world)
-    valid = _Part(out / "held-out", name, rank, world) if held_out_share else None
-    try:
-        for n, doc in enumerate(documents):
-            if not isinstance(doc, Document):
-                doc = Document("", str(n), "", list(doc))
-            data = bert_format([doc])  # checks each sentence
-            (valid if valid and held_out(data, held_out_share) else train).add(doc, data)
-    except BaseException:
-        for part in (train, valid):
-            if part:
-                part.abandon()
-        raise
-    counts = train.finish(meta or {})
-    if valid:
-        counts["held_out"] = valid.finish({"held_out_share": held_out_share, **(meta or {})})
-    return counts
-
-
-def _write_text(path: Path, text: str) -> None:
-    path.with_name(path.name + ".tmp").write_text(text, encoding="utf-8")
-    os.replace(path.with_name(path.name + ".tmp"), path)
-
-
 def local_sample(out_dir: str | Path, source: str = "wikipedia", files: int = 4, *,
                  cache: str | Path = "data/cache", limit: int | None = None) -> list[Path]:
     """SAMPLES, in the Hub datasets' own schemas, for trying the pipeline offline; not the corpora.
@@ -318,7 +241,7 @@ def local_sample(out_dir: str | Path, source: str = "wikipedia", files: int = 4,
     paths = [Path(out_dir) / f"train-{k:05d}-of-{files:05d}.jsonl" for k in range(files)]
     for k, path in enumerate(paths):
         piece = records[k * len(records) // files:(k + 1) * len(records) // files]
-        _write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in piece))
+        write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in piece))
     return paths
 
 

@@ -1,5 +1,6 @@
 """The pre-training loop: a plain PyTorch loop on Hugging Face accelerate, so the same code runs on
-a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch` (see README).
+a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch` (chapter 10;
+docs/pretraining.md).
 
 One optimizer step = `batch_size` sequences shared out over processes and accumulation steps
 (training/accelerator.py); gradients are averaged, clipped to norm 1.0, and AdamW steps. Loss =
