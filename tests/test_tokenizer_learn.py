@@ -6,7 +6,7 @@ import pytest
 from benchmarks.real_text import real_lines
 from minibert import Tokenizer, TokenizerError, train_wordpiece
 from minibert.tokenizer.learn import (count_pairs, count_pieces, initial_splits, learn_wordpiece, merge_pair,
-                                      pair_scores, word_counts)
+                                      merge_steps, merged_token, pair_scores, word_counts)
 from minibert.tokenizer.vocab import SPECIAL_TOKENS
 
 # Five words and their counts: hug 10, pug 5, pun 12, bun 4, hugs 5.
@@ -62,6 +62,19 @@ def test_learned_vocab_on_the_toy_corpus():
     assert vocab == SPECIALS + alphabet + ["##gs", "##ug", "##un"]
     everything = learn_wordpiece(TOY, vocab_size=1000)  # stops once every word is one piece
     assert {"hug", "pug", "pun", "bun", "hugs"} <= set(everything) and len(everything) < 1000
+
+
+def test_merge_steps_are_the_merges_learn_wordpiece_makes():
+    """Chapter 01 draws merge_steps and tabulates learn_wordpiece: the same merges, ties broken alike."""
+    counts = word_counts(TOY)
+    steps = list(merge_steps(counts))
+    assert [pair for pair, _ in steps[:3]] == [("##g", "##s"), ("##u", "##g"), ("##u", "##n")]  # not ("h", "##u")
+    assert steps[1][1] == merge_pair(("##u", "##g"), steps[0][1])  # each step's splits follow from the last
+    assert steps[-1][1] == {w: [w] for w in counts}  # it stops once every word is one piece
+    made = list(dict.fromkeys(merged_token(*pair) for pair, _ in steps))
+    assert learn_wordpiece(TOY, vocab_size=1000)[len(SPECIALS) + 7:] == made
+    with pytest.raises(TokenizerError, match="score='bpe'"):
+        next(merge_steps(counts, score="bpe"))
 
 
 def test_learned_vocab_encodes_its_training_text_without_unk():

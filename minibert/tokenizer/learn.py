@@ -7,6 +7,7 @@ This file does the same kind of work slowly, in plain Python, so every step can 
     splits = initial_splits(counts)       # {"hugs": ["h", "##u", "##g", "##s"], ...}
     scores = pair_scores(counts, splits)  # {("h", "##u"): 0.028, ...}
     splits = merge_pair(best, splits)     # "h" "##u" -> "hu" in every word
+    steps  = merge_steps(counts)          # (pair merged, splits after it), one per merge, in order
     vocab  = learn_wordpiece(texts, vocab_size=100)
 
 Which pair to merge? Three answers, and they differ:
@@ -27,7 +28,7 @@ All three only choose the vocabulary; encoding with it is the same greedy longes
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from .reference import normalize, split_words
 from .text import checked_texts
@@ -110,31 +111,47 @@ def merge_pair(pair: tuple[str, str], splits: dict[str, list[str]]) -> dict[str,
     return out
 
 
+def start_vocab(splits: dict[str, list[str]]) -> list[str]:
+    """The vocabulary before any merge, in id order: BERT's special tokens, then every piece of the
+    initial splits (the characters), sorted, so that the same text always gives the same ids."""
+    return list(SPECIAL_TOKENS.values()) + sorted({piece for pieces in splits.values() for piece in pieces})
+
+
+def merge_steps(counts: dict[str, int], score: str = "wordpiece") -> Iterator[tuple[tuple[str, str], dict]]:
+    """The merges in the order the trainer makes them, as (pair merged, splits after it), until every
+    word is one piece. Each step merges the best-scoring pair; equal scores go to the pair of smaller
+    ids (`start_vocab`, then each new piece in the order it was made), as in the Rust trainer."""
+    if score not in SCORES:
+        raise TokenizerError(f"score={score!r}; use one of {', '.join(map(repr, SCORES))}")
+    splits = initial_splits(counts)
+    rank = {token: i for i, token in enumerate(start_vocab(splits))}  # token -> id
+    while scores := pair_scores(counts, splits, score):  # empty once every word is one piece
+        best = max(scores, key=lambda p: (scores[p], -rank[p[0]], -rank[p[1]]))
+        splits = merge_pair(best, splits)
+        rank.setdefault(merged_token(*best), len(rank))  # "h" + "##ug" and "hu" + "##g" both make "hug"
+        yield best, splits
+
+
 def learn_wordpiece(texts: Iterable[str], vocab_size: int, score: str = "wordpiece", lowercase: bool = True,
                     strip_accents: bool | None = None) -> list[str]:
     """The vocabulary, in id order: BERT's special tokens, the characters, then one new piece per
-    merge of the best-scoring pair, until `vocab_size` is reached or every word is one piece."""
+    merge of the best-scoring pair (`merge_steps`), until `vocab_size` is reached or every word is one
+    piece."""
     if score not in SCORES:
         raise TokenizerError(f"score={score!r}; use one of {', '.join(map(repr, SCORES))}")
     counts = word_counts(texts, lowercase, strip_accents)
-    splits = initial_splits(counts)
-    # Sorted, so that the same text always gives the same ids.
-    alphabet = sorted({piece for pieces in splits.values() for piece in pieces})
-    vocab = list(SPECIAL_TOKENS.values()) + alphabet
+    vocab = start_vocab(initial_splits(counts))
     if not isinstance(vocab_size, int) or vocab_size < len(vocab):
         raise TokenizerError(f"vocab_size={vocab_size!r} is smaller than the {len(SPECIAL_TOKENS)} special "
-                             f"tokens plus the {len(alphabet)} characters of this text; every character "
-                             f"must be a piece, or words that hold it become [UNK]")
-    rank = {token: i for i, token in enumerate(vocab)}  # token -> id
+                             f"tokens plus the {len(vocab) - len(SPECIAL_TOKENS)} characters of this text; "
+                             f"every character must be a piece, or words that hold it become [UNK]")
+    known, steps = set(vocab), merge_steps(counts, score)
     while len(vocab) < vocab_size:
-        scores = pair_scores(counts, splits, score)
-        if not scores:  # every word is one piece: nothing left to merge
+        step = next(steps, None)
+        if step is None:  # every word is one piece: nothing left to merge
             break
-        # Equal scores go to the pair of smaller ids, as in the Rust trainer.
-        best = max(scores, key=lambda p: (scores[p], -rank[p[0]], -rank[p[1]]))
-        splits = merge_pair(best, splits)
-        new = merged_token(*best)
-        if new not in rank:  # "h" + "##ug" and "hu" + "##g" both make "hug"
-            rank[new] = len(vocab)
+        new = merged_token(*step[0])
+        if new not in known:  # "h" + "##ug" and "hu" + "##g" both make "hug"
+            known.add(new)
             vocab.append(new)
     return vocab
