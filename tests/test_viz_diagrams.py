@@ -160,3 +160,21 @@ def test_similarity_heatmap():
     assert ax.figure.axes[-1].get_ylabel() == "cosine similarity"  # the colour bar
     with pytest.raises(ValueError, match="n labels"):
         diagrams.similarity_heatmap(sim, ["a", "b"])
+
+
+def test_the_lineage_is_in_time_order_and_only_bert_reads_both_sides_in_every_layer():
+    from minibert.viz import history
+
+    months = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split())}
+    when = [(int(s.when.split()[-1]), months.get(s.when.split()[0], -1)) for s in history.LINEAGE]
+    assert when == sorted(when) and history.LINEAGE[-1].name == "BERT"
+    assert [s.name for s in history.LINEAGE if "both sides" in s.reads] == ["BERT"]
+    assert {s.approach for s in history.LINEAGE} == set(history.APPROACH_COLOURS)  # the paper's two strategies
+    fig = history.lineage_figure()
+    ax = fig.axes[0]
+    names = [t.get_text() for t in ax.texts if t.get_text() in {s.name for s in history.LINEAGE}]
+    assert names == [s.name for s in history.LINEAGE]
+    boxes = [p for p in ax.patches if p.get_width() > 1]  # one box per step, in the order drawn
+    assert [to_hex(b.get_facecolor()) for b in boxes] == [history.APPROACH_COLOURS[s.approach] for s in history.LINEAGE]
+    assert max(boxes, key=lambda b: b.get_linewidth()) is boxes[-1]  # BERT's box is the bold one
+    assert fig.get_size_inches()[0] * fig.dpi <= 1000  # fits a notebook's width

@@ -10,6 +10,7 @@ pandas table), so it renders offline, in JupyterLab and in a notebook stored on 
   attention goes by kind of key
 - `diagrams`: the paper's Figures 1 and 3 and next sentence prediction drawn; what each model's
   positions may read (GPT's triangle, ELMo's two, BERT's square) and what reaches them through layers
+- `history`: chapter 00's five steps from word2vec to BERT, feature-based and fine-tuning
 - `embeddings`: the input representation, token + segment + position (the paper's Figure 2)
 - `masking`: what the 15% / 80-10-10 rule did to each token; the rule as a tree; a sentence masked by
   hand; a chunk cut into A and B for next-sentence prediction
@@ -35,6 +36,7 @@ from .diagrams import (CONTEXT_COLOURS, SEGMENT_COLOURS, architectures_figure, c
                        context_masks_figure, mask_panels, nsp_figure, pretrain_finetune_figure, reach,
                        similarity_heatmap)
 from .embeddings import input_representation
+from .history import LINEAGE, lineage_figure
 from .encoder import attention_shares, gelu_curves, layer_diagram, layer_diagrams, vector_grids
 from .masking import (MASKING_COLOURS, NSP_COLOURS, fate_counts, masked_by_hand, masking_kinds, masking_rule,
                       masking_view, nsp_cut)
@@ -75,6 +77,8 @@ __all__ = [
     "layer_diagrams",
     "vector_grids",
     "input_representation",
+    "LINEAGE",
+    "lineage_figure",
     "masking_kinds",
     "masking_rule",
     "masking_view",

@@ -224,7 +224,8 @@ def pretrain_finetune_figure():
     same architecture, every parameter starting from pre-training, a start and an end per token)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), layout="constrained", width_ratios=[11, 2.2, 12])
+    # One above the other, so that the figure fits a notebook's width (side by side it was 15 inches).
+    fig, axes = plt.subplots(3, 1, figsize=(9.5, 8.4), layout="constrained", height_ratios=[6.7, 1.1, 6.7])
     axes = [axes[0], axes[2], axes[1]]
     pre = ["[CLS]", "my", "dog", "is", "[MASK]", "[SEP]", "he", "likes", "play", "##ing", "[SEP]"]
     _stack(axes[0], pre, [0] * 6 + [1] * 5, "Pre-training", [(0, "NSP: IsNext"), (4, "Mask LM: cute")],
@@ -233,8 +234,10 @@ def pretrain_finetune_figure():
     _stack(axes[1], fine, [0] * 7 + [1] * 5, "Fine-tuning (SQuAD)", [(9, "Start"), (10, "End")],
            "question, paragraph: the answer span (MNLI reads a class from C, NER a tag from each T)")
     axes[2].axis("off")
-    axes[2].text(0.42, 0.45, "same\narchitecture,\nstarts from the\npre-trained\nparameters;\nall fine-tuned",
-                 ha="center", va="center", fontsize=8.5, bbox=dict(boxstyle="rarrow,pad=0.3", fc="#f3f3f3", ec="0.5"))
+    axes[2].annotate("", xy=(0.5, 0.0), xytext=(0.5, 1.0), xycoords="axes fraction",
+                     arrowprops=dict(arrowstyle="-|>", lw=2, color="0.45", mutation_scale=18))
+    axes[2].text(0.53, 0.5, "the same architecture, starting from the pre-trained parameters;\nall of them fine-tuned",
+                 ha="left", va="center", fontsize=9, color="0.25", transform=axes[2].transAxes)
     return fig
 
 
