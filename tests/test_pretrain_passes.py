@@ -72,8 +72,14 @@ def test_a_missing_corpus_says_how_to_make_one(tmp_path):
 
 
 def test_a_run_says_what_it_reads_before_it_starts(small, tmp_path, capsys):
-    cfg = recipe("tiny", **{**small, **TINY, "out_dir": str(tmp_path / "run")})
-    pretrain(cfg)
+    """The command says it (on the main process), before the run's own output; `pretrain()` called from
+    a notebook prints nothing of it, so stored outputs hold no corpus path."""
+    flags = ["--train-corpus", small["train_corpus"], "--valid-corpus", small["valid_corpus"], "--cache-dir",
+             small["cache_dir"], "--vocab-size", "2000", "--no-progress", "--no-tensorboard",
+             *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]
+    main(["--config", "tiny", "--out-dir", str(tmp_path / "run"), *flags])
     said = capsys.readouterr().err
-    assert f"train corpus {cfg.train_corpus}: {words_in(cfg.train_corpus):,} words (counted)" in said
-    assert said.index("train corpus") < said.index("held-out corpus") and "warning" not in said
+    assert f"train corpus {small['train_corpus']}: {words_in(small['train_corpus']):,} words (counted)" in said
+    assert said.index("train corpus") < said.index("held-out corpus") and "warning: " not in said.split("\n")[2]
+    pretrain(recipe("tiny", **{**small, **TINY, "out_dir": str(tmp_path / "quiet")}))
+    assert "train corpus" not in capsys.readouterr().err

@@ -43,7 +43,6 @@ from .card import write_card
 from .data import eval_loader, prepare_shards, prepare_vocab, train_loader
 from .metrics import evaluate as evaluate_model
 from .metrics import flops_per_token, peak_tflops
-from .passes import corpus_lines
 from .recipes import PretrainConfig
 
 # Settings that change what a run computes: resuming under other values would not continue the
@@ -115,8 +114,6 @@ def _run(cfg: PretrainConfig, accelerator: Accelerator, checkpoint: Path | None,
     elif accelerator.is_main_process and (said := resume_from.set_aside(out, resume)):  # step 0: say why
         print(f"note: {said}", file=sys.stderr)
     facts = _facts(cfg, accelerator, model, vocab, train_dir, micro, grad_accum, command)
-    if accelerator.is_main_process:  # first, what the run reads, and a warning if it would memorise it
-        print("\n".join(corpus_lines(cfg)), file=sys.stderr, flush=True)
     log.write("run", step=progress.step, tokens=progress.tokens, resumed=checkpoint is not None, **facts)
 
     rank, world = accelerator.process_index, accelerator.num_processes
