@@ -34,6 +34,7 @@ def test_losses_figure_reads_mlm_and_nsp_apart_with_their_baselines():
     levels = [line.get_ydata()[0] for line in mlm.lines[1:]]
     assert levels == pytest.approx([records[0]["ln_vocab"], records[0]["unigram_entropy"]])
     assert nsp.lines[1].get_ydata()[0] == pytest.approx(math.log(2))
+    assert nsp.get_ylim()[0] == 0 and nsp.get_ylim()[1] >= 1.0  # from a perfect guess to above the coin
     plt.close(fig)
 
 

@@ -39,7 +39,9 @@ def schedule_figure(peak_lr: float, warmup_steps: int, total_steps: int, *, ax=N
 
 def losses_figure(records: Sequence[dict], *, title: str | None = None):
     """A run's training MLM and NSP losses on two panels, each against what guessing gives: ln V and the
-    unigram entropy for the MLM loss (from the run's first record), ln 2 for NSP. Returns the figure."""
+    unigram entropy for the MLM loss (from the run's first record), ln 2 for NSP. The NSP axis starts at
+    0, a perfect guesser's loss, so that a loss wobbling around ln 2 reads as the coin it is rather
+    than as signal. Returns the figure."""
     import matplotlib.pyplot as plt
 
     header = next(r for r in records if r["kind"] == "run")
@@ -51,8 +53,11 @@ def losses_figure(records: Sequence[dict], *, title: str | None = None):
     if header.get("unigram_entropy"):
         mlm.axhline(header["unigram_entropy"], color="C2", ls="--",
                     label=f"unigram entropy = {header['unigram_entropy']:.2f}")
-    nsp.plot(steps, [r["nsp_loss"] for r in train if "nsp_loss" in r], color="C1", label="training NSP loss")
+    nsp_losses = [r["nsp_loss"] for r in train if "nsp_loss" in r]
+    nsp.plot(steps, nsp_losses, color="C1", label="training NSP loss")
     nsp.axhline(math.log(2), color="C3", ls=":", label="ln 2 = 0.69 (a coin)")
+    highest = max((v for v in nsp_losses if math.isfinite(v)), default=math.log(2))
+    nsp.set_ylim(0, max(1.0, 1.1 * highest))  # from a perfect guess (0) to above the coin: its scale, not noise's
     mlm.set(title="masked LM", xlabel="optimizer step", ylabel="loss (nats)")
     nsp.set(title="next sentence prediction", xlabel="optimizer step", ylabel="loss (nats)")
     for ax in (mlm, nsp):
