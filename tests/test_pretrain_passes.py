@@ -72,8 +72,8 @@ def test_a_missing_corpus_says_how_to_make_one(tmp_path):
 
 
 def test_a_run_says_what_it_reads_before_it_starts(small, tmp_path, capsys):
-    """The command says it (on the main process), before the run's own output; `pretrain()` called from
-    a notebook prints nothing of it, so stored outputs hold no corpus path."""
+    """The command says it (on the main process) once the run is accepted, before the run's own output;
+    `pretrain()` called from a notebook prints nothing of it, so stored outputs hold no corpus path."""
     flags = ["--train-corpus", small["train_corpus"], "--valid-corpus", small["valid_corpus"], "--cache-dir",
              small["cache_dir"], "--vocab-size", "2000", "--no-progress", "--no-tensorboard",
              *(f"--{k.replace('_', '-')}={v}" for k, v in TINY.items())]

@@ -23,7 +23,6 @@ from .cost import plan_text
 from .curves import diagnose
 from .data import DataError
 from .loop import pretrain
-from .passes import corpus_lines
 from .recipes import RECIPES, RULES, PretrainConfig, recipe
 
 PROG = "python -m minibert.pretrain"
@@ -82,9 +81,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.plan:
             print(plan_text(cfg, device=args.device, devices=args.devices, mfu=args.mfu))
             return
-        if PartialState().is_main_process:  # first, what the run reads, and a warning if it would memorise it
-            print("\n".join(corpus_lines(cfg)), file=sys.stderr, flush=True)
-        metrics = pretrain(cfg, resume=args.resume, command="python -m minibert.pretrain " + shlex.join(argv))
+        metrics = pretrain(cfg, resume=args.resume, command="python -m minibert.pretrain " + shlex.join(argv),
+                           announce=True)  # first, what the run reads, and a warning if it would memorise it
     except (ConfigError, CheckpointError, DataError, TokenizerError, FileExistsError, TrainingDiverged,
             ValueError) as e:
         sys.exit(f"error: {e}")  # a mistake to fix, not a crash: the message says what, no traceback

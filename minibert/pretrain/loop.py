@@ -43,6 +43,7 @@ from .card import write_card
 from .data import eval_loader, prepare_shards, prepare_vocab, train_loader
 from .metrics import evaluate as evaluate_model
 from .metrics import flops_per_token, peak_tflops
+from .passes import corpus_lines
 from .recipes import PretrainConfig
 
 # Settings that change what a run computes: resuming under other values would not continue the
@@ -56,15 +57,18 @@ LOSSES = ("loss", "mlm_loss", "nsp_loss")  # what the log's "train" records aver
 
 
 def pretrain(cfg: PretrainConfig, *, resume: str | None = None, model: BertForPreTraining | None = None,
-             command: str | None = None) -> dict:
+             command: str | None = None, announce: bool = False) -> dict:
     """Run (or, with resume="auto" or a checkpoint folder, continue) the run `cfg` describes.
     Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks).
+    `announce` (the command line's) prints first what the run reads and how often (`passes.py`).
     The run claims its folder first (training/claim.py): a second run into it is refused at once,
     as is anything the run would write over (an existing run, or --export-to's files), before
     anything is written: a refused run changes nothing."""
     accelerator = make_accelerator(mixed_precision=cfg.mixed_precision, grad_accum=cfg.grad_accum)
     out = Path(cfg.out_dir)
     with claimed(out, accelerator, check=lambda: _starting_point(cfg, out, resume)) as checkpoint:
+        if announce and accelerator.is_main_process:  # once the run is accepted, before it starts
+            print("\n".join(corpus_lines(cfg)), file=sys.stderr, flush=True)
         return _run(cfg, accelerator, checkpoint, model, command, resume)
 
 

@@ -79,8 +79,9 @@ def corpus_lines(cfg: PretrainConfig) -> list[str]:
                      "(python -m minibert.corpus stream, then python -m minibert.pretrain.shards)")
         return lines
     passes = f"{p['passes']:,.1f}" if p["passes"] < TOO_MANY else f"{p['passes']:,.0f}"
+    how = "tokens over words, as the paper counts" if c["unit"] == "words" else "the run's tokens over the corpus's"
     lines.append(f"the run reads {p['tokens']:.3g} tokens: {passes} passes over the corpus "
-                 f"(tokens over {c['unit']}; the paper's BERT read its 3.3 billion words about {PAPER_PASSES} times)")
+                 f"({how}; the paper's BERT read its 3.3 billion words about {PAPER_PASSES} times)")
     if p["passes"] > TOO_MANY:
         lines.append(f"warning: {passes} passes over {c['size']:,} {c['unit']}: a run that reads its corpus so many times "
                      "memorises it instead of learning the language. Pass a larger one with --train-corpus "

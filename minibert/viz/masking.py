@@ -151,18 +151,20 @@ def masked_by_hand(tokens: Sequence[str], seen: Sequence[str], kinds: Sequence[s
     if unknown:
         raise ValueError(f"unknown kinds {unknown}; use {list(MASKING_COLOURS)}")
     labels = [t if k in ("mask", "random", "kept") else "-100" for t, k in zip(tokens, kinds)]
-    width = max(len(t) for t in [*tokens, *seen, "-100"]) * 0.11 + 0.35  # inches per column
+    # Each column as wide as its longest text (x in inches), so a sentence fits a notebook's width.
+    widths = [max(map(len, column)) * 0.085 + 0.3 for column in zip(tokens, seen, labels)]
+    centres = [sum(widths[:i]) + w / 2 for i, w in enumerate(widths)]
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.6 + width * len(tokens), 2.3), layout="constrained")
-    ax.set_xlim(-1.4, len(tokens))
+        _, ax = plt.subplots(figsize=(1.2 + sum(widths), 2.3), layout="constrained")
+    ax.set_xlim(-1.1, sum(widths))
     ax.set_ylim(2.6, -0.9)
     ax.axis("off")
     for r, (name, row) in enumerate((("original", tokens), ("input", seen), ("label", labels))):
-        ax.text(-0.5, r, name, ha="right", va="center", fontsize=10, weight="bold")
+        ax.text(-0.15, r, name, ha="right", va="center", fontsize=10, weight="bold")
         for i, text in enumerate(row):
             fc = "#ffffff" if r == 0 else MASKING_COLOURS[kinds[i]]
             colour = "0.55" if text == "-100" else "black"
-            ax.text(i + 0.4, r, text, ha="center", va="center", fontsize=10, family="monospace", color=colour,
+            ax.text(centres[i], r, text, ha="center", va="center", fontsize=10, family="monospace", color=colour,
                     bbox=dict(boxstyle="round,pad=0.3", fc=fc, ec="0.6", lw=0.6))
     present = [k for k in MASKING_COLOURS if k in kinds]
     ax.legend(handles=[Patch(fc=MASKING_COLOURS[k], ec="0.6", label=k) for k in present], loc="lower center",

@@ -110,13 +110,21 @@ def padding_figure(attention_mask, *, ax=None, title: str | None = None):
     for i, (b, t) in enumerate(real):
         ax.add_patch(Rectangle((i, y), 0.94, 0.94, facecolor=colour(b), alpha=0.85))
         ax.text(i + 0.47, y + 0.5, str(b * T + t), ha="center", va="center", fontsize=small, color="white")
+    for i in range(N):  # the packed row has its own positions, 0 to N - 1: written under it
+        if N <= 24 or i % 4 == 0:
+            ax.text(i + 0.47, y + 1.3, str(i), ha="center", va="center", fontsize=small, color="0.4")
     ax.text(-0.3, B + 0.75, f"unpadded: the N = {N} real tokens, row by row (indices = flat positions b·T + t)",
             fontsize=9, va="center")
-    ax.set_yticks([b + 0.47 for b in range(B)] + [y + 0.47], [f"row {b}" for b in range(B)] + ["packed"])
+    ax.set_yticks([b + 0.47 for b in range(B)] + [y + 0.47, y + 1.3],
+                  [f"row {b}" for b in range(B)] + ["packed", "its position"])
+    # The rows' positions t on top, over the grid they number (the packed row is longer than T).
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
     ax.set_xticks([t + 0.47 for t in range(T)], [str(t) if T <= 24 or t % 4 == 0 else "" for t in range(T)])
-    ax.set(xlim=(-0.2, width + 0.1), ylim=(y + 1.1, -0.2), xlabel="position t",
-           title=title or f"padded: B × T = {B * T} positions, {B * T - N} of them [PAD] "
-                          f"({(B * T - N) / (B * T):.0%})")
+    ax.set(xlim=(-0.2, width + 0.1), ylim=(y + 1.7, -0.2), xlabel="position t in a row")
+    ax.xaxis.label.set_x((T / 2 + 0.2) / (width + 0.3))  # over the grid, not the packed row
+    ax.set_title(title or f"padded: B × T = {B * T} positions, {B * T - N} of them [PAD] ({(B * T - N) / (B * T):.0%})",
+                 pad=28)
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
