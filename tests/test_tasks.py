@@ -22,14 +22,14 @@ import pytest
 
 from minibert import hub
 from minibert.tasks import TASKS, TaskError, bio_tags, load_task, universal_tag
-from minibert.tasks import benchmarks, brown_tags, build, cards, cloze, documents, pairs, sentiment
+from minibert.tasks import benchmarks, brown_tags, build, cards, cloze, documents, pairs, reading, sentiment
 from minibert.tasks.__main__ import main
 from minibert.tasks.common import CAPS, Task, assert_no_overlap, drop_overlap, occurrences, overlap_key, read_prepared
 from minibert.tasks.documents import Doc
 from minibert.tasks.universal import BROWN_TO_UNIVERSAL, UNIVERSAL_TAGS, is_name
 
 ROOT = Path(__file__).resolve().parents[1]
-COURSE = ("sentiment", "pos", "names", "next-sentence", "cloze-qa", "next-sentence-choice")
+COURSE = ("sentiment", "pos", "names", "next-sentence", "reading-qa", "cloze-qa", "next-sentence-choice")
 
 
 # --- The universal tags and the BIO rule -------------------------------------------------------------
@@ -244,6 +244,45 @@ def test_cloze_questions_answers_and_unanswerable_passages():
         >= len(answered) // 2  # names and numbers preferred
 
 
+def test_reading_questions_reword_a_sentence_of_their_passage():
+    docs = corpus_docs(n_docs=12)
+    examples = reading.reading_split(docs, 90, random.Random(0))
+    # a third get no answer, when another document's passage without the answer is found in 20 tries
+    assert len(examples) == 90 and 28 <= sum(not e["answers"]["text"] for e in examples) <= 30
+    by_id = {d.id: d for d in docs}
+    places = set()
+    for e in examples:
+        doc_id, _, i = e["id"].rpartition("/")
+        sentence = by_id[doc_id].sentences[int(i)]
+        asked = reading.asked_with(e["question"])
+        assert asked and e["question"].endswith("?")
+        if not e["answers"]["text"]:  # another document's passage: neither the answer nor the sentence in it
+            assert sentence not in e["context"]
+            continue
+        (text,), (start,) = e["answers"]["text"], e["answers"]["answer_start"]
+        at = e["context"].index(sentence)  # the question's sentence is in its passage...
+        assert e["context"][start:start + len(text)] == text and at <= start < at + len(sentence)  # ...and the answer in it
+        before = sentence[:start - at].split()[-reading.KEEP:]
+        words = e["question"].rstrip("?").split()
+        assert set(words) - set(asked.split()) <= set(sentence.split()) | {w.rstrip(".,;:!?\"'”’") for w in sentence.split()}
+        assert len(words) <= 2 * reading.KEEP + len(asked.split()) and (not before or words[0].lower() in
+                                                                          {b.lower() for b in before} | set(asked.split()))
+        places.add(at == 0)
+    assert places == {True, False}  # the sentence is not always first in its passage
+
+
+@pytest.mark.parametrize("sentence, answer, question", [
+    ("But the whale sank near Nantucket in 1820.", "Nantucket", "The whale sank near who or what in 1820?"),
+    ("They lost 12 boats to the storm.", "12", "They lost how many boats to the storm?"),
+    ("The ship sailed in 1820.", "1820", "The ship sailed in what number?"),
+    ("The captain walked on an ivory leg.", "ivory", "The captain walked on an what leg?"),
+])
+def test_reword_puts_the_question_word_in_the_answers_place(sentence, answer, question):
+    start = sentence.index(answer)
+    assert reading.reword(sentence, start, start + len(answer)) == question
+    assert reading.asked_with(question) in question.lower()
+
+
 def test_cloze_candidates_prefer_names_not_the_first_word():
     names, content = cloze.candidates('"The Fulton County jury met Atlanta\'s mayor in 1961, said Mr. Allen."')
     sentence = '"The Fulton County jury met Atlanta\'s mayor in 1961, said Mr. Allen."'
@@ -284,7 +323,7 @@ def test_prepare_writes_every_task_checked_and_disjoint(inputs, no_downloads):
         assert manifest["tasks"][name]["counts"]["train"]["examples"] == len(splits["train"])
         assert load_task(name, "dev", data_dir=inputs.root / "tasks" / name) == splits["dev"]  # the task's folder
     # Corpus tasks: test only from valid.txt's documents, dev and train from train.txt's, none shared.
-    for name in ("next-sentence", "cloze-qa", "next-sentence-choice"):
+    for name in ("next-sentence", "reading-qa", "cloze-qa", "next-sentence-choice"):
         docs = {s: {e["id"].rsplit("/", 1)[0] for e in load_task(name, s, inputs.root / "tasks")}
                 for s in ("train", "dev", "test")}
         assert all("/v" in d for d in docs["test"]) and all("/t" in d for d in docs["train"] | docs["dev"])
@@ -608,7 +647,7 @@ def test_real_tasks_sizes_balance_and_no_overlap(manifest, real_tasks, report):
         keys = {s: {overlap_key(task.kind, e) for e in examples} for s, examples in splits.items()}
         assert not keys["train"] & keys["test"] and not keys["dev"] & keys["test"] and not keys["train"] & keys["dev"]
         report(f"{name}: train {sizes['train']:,}, dev {sizes['dev']:,}, test {sizes['test']:,}")
-    for name in ("next-sentence", "next-sentence-choice", "cloze-qa"):  # no corpus document in two splits
+    for name in ("next-sentence", "next-sentence-choice", "reading-qa", "cloze-qa"):  # no corpus document in two splits
         docs = {s: {e["id"].rsplit("/", 1)[0] for e in real_tasks[name][s]} for s in ("train", "dev", "test")}
         assert not docs["train"] & docs["dev"] and not (docs["train"] | docs["dev"]) & docs["test"]
     brown_docs = {s: {e["id"].split(".")[0] for e in real_tasks["pos"][s]} for s in ("train", "dev", "test")}

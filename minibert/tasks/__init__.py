@@ -11,7 +11,8 @@ The course tasks, one per panel of Figure 4 (cards in data/cards/tasks/):
     pos                   tagging   Brown Corpus gold tags, 12 universal tags (real labels)  brown_tags.py
     names                 tagging   proper-noun runs as BIO spans (stand-in for NER)         brown_tags.py
     next-sentence         pair      BERT's NSP task on the course corpus (stand-in)          pairs.py
-    cloze-qa              span      find the blanked word in the passage (stand-in: SQuAD)   cloze.py
+    reading-qa            span      answer a reworded sentence of the passage (stand-in: SQuAD)  reading.py
+    cloze-qa              span      find the blanked word in the passage (harder variant)    cloze.py
     next-sentence-choice  choice    which of four sentences comes next (stand-in: SWAG)      pairs.py
 
 `universal.py` holds the Brown-to-universal tag table, `documents.py` reads the corpus's documents,

@@ -18,11 +18,12 @@ from collections import Counter
 from pathlib import Path
 
 from ..hub import Package, fetch, require_npm, sha256_of
-from . import brown_tags, cards, cloze, documents, pairs, sentiment
+from . import brown_tags, cards, cloze, documents, pairs, reading, sentiment
 from .common import CAPS, SEED, Built, Task, TaskError, assert_no_overlap, check_examples, drop_overlap, \
     jsonl_bytes
 
-COURSE_TASKS = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, cloze.TASK, pairs.CHOICE)
+COURSE_TASKS = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, reading.TASK, cloze.TASK,
+                pairs.CHOICE)
 PACKAGES = {"sentiment": sentiment.PACKAGE, "brown": brown_tags.PACKAGE}
 MANIFEST = "manifest.json"
 
@@ -133,9 +134,10 @@ def build_all(archives: dict[str, Path], corpus: Path) -> dict[str, Built]:
     built = {"sentiment": sentiment.build(archives["sentiment"], CAPS)}
     print("  pos, names: reading the Brown Corpus's tags", flush=True)
     built.update(brown_tags.build(archives["brown"], CAPS))
-    print("  next-sentence, next-sentence-choice, cloze-qa: reading the corpus's documents", flush=True)
+    print("  next-sentence, next-sentence-choice, reading-qa, cloze-qa: reading the corpus's documents", flush=True)
     docs = documents.task_documents(documents.read_corpus(corpus))
     built.update(pairs.build(docs, CAPS))
+    built["reading-qa"] = reading.build(docs, CAPS)
     built["cloze-qa"] = cloze.build(docs, CAPS)
     return built
 

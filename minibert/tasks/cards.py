@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from . import brown_tags, cloze, pairs, sentiment
+from . import brown_tags, cloze, pairs, reading, sentiment
 from .common import CAPS, Card, Task
 
 COMMAND = "python -m minibert.tasks prepare"
@@ -17,6 +17,7 @@ CARDS: dict[str, tuple[Task, Card]] = {
     "pos": (brown_tags.POS, brown_tags.POS_CARD),
     "names": (brown_tags.NAMES, brown_tags.NAMES_CARD),
     "next-sentence": (pairs.NEXT_SENTENCE, pairs.NEXT_SENTENCE_CARD),
+    "reading-qa": (reading.TASK, reading.CARD),
     "cloze-qa": (cloze.TASK, cloze.CARD),
     "next-sentence-choice": (pairs.CHOICE, pairs.CHOICE_CARD),
 }

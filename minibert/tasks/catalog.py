@@ -7,11 +7,11 @@ from pathlib import Path
 
 from ..config import did_you_mean
 from ..repository import DATA
-from . import brown_tags, cloze, pairs, sentiment
+from . import brown_tags, cloze, pairs, reading, sentiment
 from .benchmarks import BENCHMARKS, from_hub
 from .common import SPLITS, Task, TaskError, check_examples, find_file, unlabelled
 
-COURSE = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, cloze.TASK, pairs.CHOICE)
+COURSE = (sentiment.TASK, brown_tags.POS, brown_tags.NAMES, pairs.NEXT_SENTENCE, reading.TASK, cloze.TASK, pairs.CHOICE)
 TASKS: dict[str, Task] = {t.name: t for t in COURSE + BENCHMARKS}
 DATA_DIR = DATA / "tasks"  # where `prepare` writes the course tasks
 PREPARE = "run `make setup`, or `python -m minibert.tasks prepare`"

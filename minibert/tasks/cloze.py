@@ -1,4 +1,5 @@
-"""`cloze-qa`: extractive question answering shaped as SQuAD 2.0 (§4.2, §4.3), from the course corpus.
+"""`cloze-qa`: extractive question answering shaped as SQuAD 2.0 (§4.2, §4.3), from the course corpus;
+harder than SQuAD, and than `reading-qa` (reading.py), which plays SQuAD itself.
 
 A question is a sentence of a document with one word or name blanked out; the passage is the
 sentences around it, *without* the question's own sentence; the answer is where the blanked text
@@ -43,7 +44,8 @@ COMMON = set("about above after again against among around because before being 
 
 TASK = Task("cloze-qa", "span", None, "squad",
             "find in a passage the word or name blanked out of a nearby sentence; a third have no answer",
-            stand_in=True, read=read_prepared, plays="SQuAD v2.0 (Figure 4c, §4.3)", prepared=True)
+            stand_in=True, read=read_prepared, prepared=True,
+            plays="SQuAD v2.0, harder: the answer's sentence is not in the passage (reading-qa plays it as asked)")
 
 
 def candidates(sentence: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
