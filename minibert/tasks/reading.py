@@ -21,8 +21,8 @@ from __future__ import annotations
 import random
 import re
 
-from .cloze import MAX_CONTEXT_WORDS, MIN_CONTEXT_SENTENCES, NEIGHBOURS, NO_ANSWER_FRACTION, candidates, unanswerable
-from .common import SEED, Built, Card, Task, occurrences, read_prepared, sample
+from .cloze import MAX_CONTEXT_WORDS, MIN_CONTEXT_SENTENCES, NEIGHBOURS, candidates, cloze_split
+from .common import SEED, Built, Card, Task, occurrences, read_prepared
 from .documents import CORPUS_LICENCE, CORPUS_SOURCE, SEEN_NOTE, SPLIT_NOTE, Doc, usable, words
 
 KEEP = 8  # words of the sentence kept on each side of the question word: questions are shorter than sentences
@@ -87,21 +87,8 @@ def question(doc: Doc, i: int, rng: random.Random) -> dict | None:
 
 
 def reading_split(docs: list[Doc], cap: int, rng: random.Random) -> list[dict]:
-    positions = [(d, i) for d, doc in enumerate(docs) for i in range(len(doc.sentences))]
-    rng.shuffle(positions)
-    made = []
-    for d, i in positions:  # in random order until the cap is reached
-        if (example := question(docs[d], i, rng)) is not None:
-            made.append((d, i, example))
-            if len(made) == cap:
-                break
-    no_answer = set(sample(range(len(made)), round(NO_ANSWER_FRACTION * len(made)), rng))
-    examples = []
-    for n, (d, i, example) in enumerate(made):
-        if n in no_answer:
-            example = unanswerable(example, docs, d, rng) or example
-        examples.append({"id": f"{docs[d].id}/{i}", **example})
-    return sorted(examples, key=lambda e: e["id"])
+    """Up to `cap` questions at random sentences, a third without an answer, as cloze-qa's are drawn."""
+    return cloze_split(docs, cap, rng, make=question)
 
 
 QUESTION_WORDS = ("how many", "what number", "who or what", "what")  # longest first: "what" is in two others
