@@ -142,3 +142,12 @@ def test_outputs_are_json_clean(chapter):
     raw = json.loads(path.read_text(encoding="utf-8"))
     for cell in raw["cells"]:
         assert "execution" not in cell.get("metadata", {}), f"{path.name}: timing metadata stored"
+
+
+def test_findings_are_said_in_words(chapter):
+    """A chapter states what it found ("layer 3's heads put 41% of their attention on [SEP]"), with
+    the stored output as its proof: "printed above" or "(asserted)" never stands in for the finding."""
+    path, nb = chapter
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    found = re.findall(r"[^\n]*(?:printed above|\basserted\b)[^\n]*", prose)
+    assert not found, f"{path.name}: say the finding instead of: {found[:3]}"
