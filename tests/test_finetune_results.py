@@ -11,8 +11,10 @@ import pytest
 from minibert.finetune import results
 from minibert.finetune.__main__ import main, parser
 from minibert.finetune.recipes import model_folder
+from minibert.finetune.sweep import main_metric
 from minibert.hub import resolve, sha256_of
 from minibert.repository import code_version
+from minibert.tasks import load_task
 from minibert.tasks.catalog import DATA_DIR
 
 from test_finetune import data_dir  # noqa: F401  (the small task files every fine-tuning test uses)
@@ -83,8 +85,9 @@ def test_a_stored_result_matches_its_command_data_and_weights(path):
     if args.select_lr:  # each sample's rate is the one its train-slice runs scored best, and dev chose nothing
         chosen = doc["selection"]
         assert chosen["split"] == "train-slice" and len(chosen["runs"]) == args.samples * len(chosen["lrs"]) * args.select_seeds
+        metric = main_metric(chosen["runs"][0]["metrics"])  # what the selection ranks by (F1 for spans)
         for k in range(args.samples):
-            means = {lr: statistics.fmean(r["metrics"]["accuracy"] for r in chosen["runs"]
+            means = {lr: statistics.fmean(r["metrics"][metric] for r in chosen["runs"]
                                           if r["sample"] == k and r["setting"] == f"lr={lr}") for lr in chosen["lrs"]}
             best = max(means, key=means.get)
             assert {r["setting"] for r in doc["runs"] if r["setting"].startswith(f"sample={k},")} == {f"sample={k},lr={best}"}
@@ -119,3 +122,21 @@ def test_the_finetuning_page_quotes_what_pretraining_buys():
             assert f"| `{name}` |" in readme and fair_row(name) in readme, f"docs/finetuning.md's row of {name}:\n{fair_row(name)}"
         for row in gain_row(a, b):
             assert row in readme, f"docs/finetuning.md's gain of {a}:\n{row}"
+
+
+def test_the_squad_stand_in_is_answered_and_its_row_is_the_stored_runs():
+    """reading-qa, the SQuAD stand-in: pre-trained MiniLM reaches F1 >= 60 at the τ chosen on dev,
+    clearly above always answering, answering nothing and its random twin (at its own rate, chosen on
+    its train slice); docs/finetuning.md quotes exactly the stored runs."""
+    pre, rand = (results.read_results(f"reading-qa/minilm-{init}") for init in ("pretrained", "random"))
+    best = [r["metrics"]["best_f1"] for r in pre["runs"]]
+    always = statistics.fmean(r["metrics"]["f1"] for r in pre["runs"])
+    dev = load_task("reading-qa", "dev")[:pre["settings"]["max_eval_examples"]]
+    silence = 100 * sum(not e["answers"]["text"] for e in dev) / len(dev)
+    (twin,) = rand["runs"]
+    assert len(best) >= 2 and min(best) >= 60 and statistics.fmean(best) > max(always, silence) + 10
+    assert statistics.fmean(best) > twin["metrics"]["best_f1"] + 20 and rand["selection"]["lrs"] == [1e-4, 1e-3]
+    row = (f"| `reading-qa` (span) | F1 at τ chosen on dev (always answering) | {statistics.fmean(best):.1f} ± "
+           f"{statistics.stdev(best):.1f} ({always:.1f}) ({len(best)} seeds) | {twin['metrics']['best_f1']:.1f} "
+           f"({twin['metrics']['f1']:.1f}) | {pre['settings']['max_train_examples']:,} |")
+    assert row in (ROOT / "docs" / "finetuning.md").read_text(encoding="utf-8"), row

@@ -13,7 +13,9 @@ So the answer is found by finding the sentence the question rewords, then the wo
 is asked about: preferably a name or a number, else a content word of five or more letters, as
 there. A third of the questions get the passage of another document in which the answer does not
 occur: no answer, as SQuAD 2.0's unanswerable questions (and the question's sentence is not there
-either, which is the clue a reader uses).
+either, which is the clue a reader uses). A name's possessive stays a word of its own after the
+question word ("who or what 's law"): BERT's tokenizer splits "'s" off either way, so the model reads
+the same pieces as for "who or what's law".
 """
 
 from __future__ import annotations
