@@ -1,6 +1,5 @@
 """The pre-training loop: a plain PyTorch loop on Hugging Face accelerate, so the same code runs on
-a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch` (chapter 10;
-docs/pretraining.md).
+a CPU, one GPU, many GPUs, many nodes and DeepSpeed, through `accelerate launch` (chapter 10).
 
 One optimizer step = `batch_size` sequences shared out over processes and accumulation steps
 (training/accelerator.py); gradients are averaged, clipped to norm 1.0, and AdamW steps. Loss =
@@ -59,8 +58,8 @@ LOSSES = ("loss", "mlm_loss", "nsp_loss")  # what the log's "train" records aver
 def pretrain(cfg: PretrainConfig, *, resume: str | None = None, model: BertForPreTraining | None = None,
              command: str | None = None, announce: bool = False) -> dict:
     """Run (or, with resume="auto" or a checkpoint folder, continue) the run `cfg` describes.
-    Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks).
-    `announce` (the command line's) prints first what the run reads and how often (`passes.py`).
+    Returns the final held-out metrics. `model` replaces the freshly built one (tests, notebooks);
+    `announce` (the command line's) first prints what the run reads and how often (`passes.py`).
     The run claims its folder first (training/claim.py): a second run into it is refused at once,
     as is anything the run would write over (an existing run, or --export-to's files), before
     anything is written: a refused run changes nothing."""
