@@ -1,8 +1,9 @@
 """`python -m minibert.corpus prepare [--out data/corpus] [--cache data/cache] [--cards data/cards]`
 
 At scale (`stream.py`): `python -m minibert.corpus stream --source wikipedia --out parts` on every
-process (rank and world from RANK and WORLD_SIZE; one document in 2,000 goes to parts/held-out/); `python -m minibert.corpus sample --source
-wikipedia --out sample` writes an offline stand-in, which `stream --source sample` then reads.
+process (rank and world from RANK and WORLD_SIZE; one document in 2,000 goes to parts/held-out/);
+`python -m minibert.corpus sample --source wikipedia --out sample` writes an offline stand-in, which
+`stream --source sample` then reads.
 """
 
 from __future__ import annotations
@@ -16,13 +17,10 @@ from pathlib import Path
 from ..hub import FetchError
 from .build import SOURCES, prepare
 from .common import CorpusError, Tally
-from .parts import write_part
+from .parts import HELD_OUT, check_share, write_part
 from .stream import HUB_SOURCES, local_files, local_sample, open_stream, stream_documents
 
 
-# One document in 2,000: of the Hub's 6.4M Wikipedia articles and 74M BookCorpus sentences (578k runs
-# of 128), about 3,200 articles and 290 runs, some 1.6M words (the paper names no held-out split).
-HELD_OUT = 0.0005
 COLUMNS = ("source", "documents", "sentences", "words", "train docs", "valid docs", "train words", "valid words")
 
 
@@ -53,9 +51,7 @@ def _env_int(name: str, default: int) -> int:
 
 def stream(args) -> None:
     """This process's part of a Hub corpus or of local files, in BERT's format."""
-    if not 0 <= args.held_out < 1:
-        raise CorpusError(f"--held-out {args.held_out}: the share of documents held out, at least 0 and below 1 "
-                          f"(the default, {HELD_OUT}, holds out one document in {round(1 / HELD_OUT):,}; 0 none)")
+    check_share(args.held_out, f"--held-out {args.held_out}")  # before anything is read
     hub = len(args.source) == 1 and args.source[0] in HUB_SOURCES
     # Local files: a .txt file is a line per record (as BookCorpus), anything else a record per article.
     like = args.like or (args.source[0] if hub else

@@ -106,10 +106,9 @@ def unanswerable(example: dict, docs: list[Doc], d: int, rng: random.Random, tri
     return None
 
 
-def cloze_split(docs: list[Doc], cap: int, rng: random.Random, make=None) -> list[dict]:
+def cloze_split(docs: list[Doc], cap: int, rng: random.Random, make=question) -> list[dict]:
     """Up to `cap` questions made by `make(doc, i, rng)` (this file's `question`, or reading.py's) at
     random sentences, a third of them then given another document's passage without the answer."""
-    make = make or question
     positions = [(d, i) for d, doc in enumerate(docs) for i in range(len(doc.sentences))]
     rng.shuffle(positions)
     made = []

@@ -5,6 +5,7 @@ it. Two ways of reusing what was learned from unlabelled text: as features for a
 
 from __future__ import annotations
 
+import textwrap
 from typing import NamedTuple
 
 
@@ -62,6 +63,4 @@ def lineage_figure(steps=LINEAGE):
 
 
 def _wrap(text: str, width: int = 24) -> str:
-    import textwrap
-
     return "\n".join(textwrap.wrap(text, width))
