@@ -96,7 +96,11 @@ def test_a_stored_result_matches_its_command_data_and_weights(path):
 FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/course-pretrained": "sentiment/course-random",
         "sentiment/course-5min": "sentiment/course-random", "sentiment/course-37min": "sentiment/course-random",
         "sentiment/gpu-mini-pretrained": "sentiment/gpu-mini-random",
-        "sentiment/course-frozen-pretrained": "sentiment/course-frozen-random"}
+        "sentiment/course-frozen-pretrained": "sentiment/course-frozen-random",
+        "sentiment/course-pretrained-1000": "sentiment/course-random-1000",
+        "sentiment/course-pretrained-500": "sentiment/course-random-500",
+        "sentiment/course-sentiment": "sentiment/course-random",
+        "sentiment/course-sentiment-1000": "sentiment/course-random-1000"}
 
 
 def fair_row(name: str) -> str:

@@ -30,6 +30,7 @@ from ..hub import minilm_path, sha256_of
 from ..masking import MaskingCollator
 from ..tokenizer import load_vocab, train_wordpiece
 from ..tokenizer.vocab import SPECIAL_TOKENS
+from .passes import how_to_make
 from .recipes import PretrainConfig
 from .shards import ShardDataset, write_complete, write_shards
 
@@ -46,8 +47,7 @@ def digest(path: Path) -> str:
 def _corpus(path: str, what: str) -> Path:
     p = Path(path)
     if not p.exists():
-        raise DataError(f"{what} {path} does not exist. The course corpus is made by `make setup` "
-                        "(or `python -m minibert.corpus prepare`); or pass a corpus file in BERT's format "
+        raise DataError(f"{what} {path} does not exist: {how_to_make(path)}; or pass a corpus file in BERT's format "
                         "(a sentence per line, a blank line between documents) or a folder of shards "
                         "written by `python -m minibert.pretrain.shards`")
     if p.is_dir() and not any(p.glob("[0-9]*.json")):

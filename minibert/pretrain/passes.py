@@ -59,6 +59,16 @@ def corpus_size(path: str | Path) -> dict:
     return dict(path=str(path), unit="words", size=None, how="not there yet")
 
 
+def how_to_make(path: str | Path) -> str:
+    """What writes a corpus that is not there yet: a task's training text, or the course corpus."""
+    path = Path(path)
+    if path.name == "train.txt" and path.parent.parent.name == "tasks":
+        return (f"`python -m minibert.tasks text {path.parent.name}` writes it (the task's training text, "
+                "labels left out)")
+    return ("`make setup` (or `python -m minibert.corpus prepare`) prepares the course corpus, and chapter 10 "
+            "a large one (python -m minibert.corpus stream, then python -m minibert.pretrain.shards)")
+
+
 def corpus_passes(cfg: PretrainConfig) -> dict:
     """The run's tokens over its corpus's size: {"tokens", "corpus" (corpus_size), "passes" (None
     when the corpus is not there)}."""
@@ -75,8 +85,7 @@ def corpus_lines(cfg: PretrainConfig) -> list[str]:
     size = f"{c['size']:,} {c['unit']} ({c['how']})" if c["size"] else c["how"]
     lines = [f"train corpus {c['path']}: {size}", f"held-out corpus {cfg.valid_corpus}"]
     if p["passes"] is None:
-        lines[0] += ("; `make setup` prepares the course corpus, and chapter 10 a large one "
-                     "(python -m minibert.corpus stream, then python -m minibert.pretrain.shards)")
+        lines[0] += f"; {how_to_make(c['path'])}"
         return lines
     passes = f"{p['passes']:,.1f}" if p["passes"] < TOO_MANY else f"{p['passes']:,.0f}"
     how = "tokens over words, as the paper counts" if c["unit"] == "words" else "the run's tokens over the corpus's"

@@ -200,6 +200,13 @@ RECIPES["course"] = dict(**_LEAN, out_dir="runs/course", max_seq_length=32, max_
 RECIPES["course-128"] = dict(**_LEAN, out_dir="runs/course-128", init_from="runs/course/final", max_seq_length=128,
                              max_predictions=20, batch_size=32, max_steps=5000, lr=1e-3, warmup_steps=250,
                              log_every=50, eval_every=500, save_every=1000)
+# Task-adaptive (Gururangan et al. 2020): the course model's masked LM goes on over the sentiment
+# task's 10,000 training snippets, labels left out (`python -m minibert.tasks text sentiment`; never
+# dev or test), about 10 passes, at the snippets' own length. Held out: the course corpus's valid.txt.
+RECIPES["course-sentiment"] = dict(**_LEAN, out_dir="runs/course-sentiment", init_from="models/course",
+                                   vocab="models/course", train_corpus="data/tasks/sentiment/train.txt",
+                                   max_seq_length=64, max_predictions=10, batch_size=64, max_steps=1500, lr=1e-3,
+                                   warmup_steps=100, log_every=50, eval_every=250, save_every=1500)
 for _size in ("base", "large"):  # phase 2: 10% of the steps at 512 tokens, from phase 1's weights
     RECIPES[f"{_size}-512"] = {**RECIPES[_size], "out_dir": f"runs/{_size}-512", "max_steps": 100_000,
                                "max_seq_length": 512, "max_predictions": 80,

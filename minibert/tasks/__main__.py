@@ -1,5 +1,6 @@
 """`python -m minibert.tasks prepare [--out data/tasks] [--corpus data/corpus] [--cache data/cache]
-[--cards data/cards/tasks] [--force]`"""
+[--cards data/cards/tasks] [--force]`, and `python -m minibert.tasks text NAME [--out FILE]`: a task's
+training text without its labels, for task-adaptive pre-training."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+from ..corpus.parts import write_text
 from ..hub import FetchError
 from .build import COURSE_TASKS, prepare
+from .catalog import DATA_DIR, task_text
 from .common import SPLITS, TaskError
 
 
@@ -34,7 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=Path("data/cache"), help="downloaded packages (default data/cache)")
     p.add_argument("--cards", type=Path, default=Path("data/cards/tasks"), help="dataset cards")
     p.add_argument("--force", action="store_true", help="prepare again even if the output is up to date")
+    t = sub.add_parser("text", help="write a task's training text without its labels, as a pre-training corpus")
+    t.add_argument("name", help="a task, e.g. sentiment")
+    t.add_argument("--data-dir", type=Path, default=None, help="where the task is (default data/tasks)")
+    t.add_argument("--out", type=Path, default=None, help="the corpus file (default data/tasks/NAME/train.txt)")
     args = parser.parse_args(argv)
+    if args.command == "text":
+        return text(args)
 
     start = time.perf_counter()
     print(f"preparing the fine-tuning tasks in {args.out}", flush=True)
@@ -47,6 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     changed = manifest["changed"]
     print(f"wrote {', '.join(changed)}" if changed else f"up to date: nothing written ({args.out})")
     print(f"done in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def text(args) -> int:
+    """`text NAME`: the train split's text, one document per example; dev and test are never written."""
+    try:
+        corpus = task_text(args.name, args.data_dir)
+    except TaskError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    out = args.out or (args.data_dir or DATA_DIR) / args.name / "train.txt"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_text(out, corpus)  # whole or not at all
+    print(f"wrote {out}: {corpus.count(chr(10) * 2):,} documents, {len(corpus.split()):,} words of {args.name}'s "
+          "train split, labels left out")
     return 0
 
 

@@ -67,3 +67,22 @@ def check_usable(task: Task, examples: list[dict], split: str, where: str) -> No
         raise TaskError(f"{where}: {len(missing)} of the {len(examples)} {split} examples have no label (-1), e.g. "
                         f"{missing[0]['id']!r}; a {split} split needs every label (only a benchmark's test split "
                         "lacks them): is it the right file?")
+
+
+def task_text(name: str, data_dir: str | os.PathLike | None = None) -> str:
+    """A task's training text without its labels, as a pre-training corpus (BERT's format: a line per
+    sentence or field, a blank line between documents), each example one document, repeats once.
+
+    Task-adaptive pre-training (Gururangan et al. 2020) goes on with the masked LM over this text
+    before fine-tuning. Only the train split: dev and test are what the model is scored on, so their
+    text must stay unseen, as their labels do."""
+    task = get_task(name)
+    documents = {}  # a dict keeps the first of repeats, in order (a span task's context serves many questions)
+    for example in load_task(name, "train", data_dir):
+        lines = {"sentence": [example.get("text")], "pair": [example.get("text"), example.get("text_pair")],
+                 "tagging": [" ".join(example.get("words", ()))], "span": [example.get("context")],
+                 "choice": [example.get("context")]}[task.kind]
+        document = "\n".join(" ".join(str(line).split()) for line in lines if line and str(line).strip())
+        if document:
+            documents[document] = None
+    return "".join(f"{document}\n\n" for document in documents)
