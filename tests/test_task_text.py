@@ -3,14 +3,19 @@ of every train example once, its labels and the dev and test splits never; and t
 preset (`--config course-sentiment`) that reads it."""
 
 import json
+import shlex
+from pathlib import Path
 
 import pytest
 
-from minibert.pretrain import pretrain, read_log, recipe
+from minibert.pretrain import heldout_metrics, pretrain, read_log, recipe
+from minibert.pretrain.__main__ import parse
 from minibert.pretrain.passes import corpus_lines
 from minibert.tasks import TaskError
 from minibert.tasks.__main__ import main
 from minibert.tasks.catalog import task_text
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SPLITS = {
     "sentiment": {"train": [{"id": "a", "text": "A gripping,   wonderful film.", "label": 1},
@@ -67,3 +72,21 @@ def test_the_task_adaptive_preset_goes_on_from_the_course_model(tasks, tmp_path)
     pretrain(cfg)
     (header,) = read_log(tmp_path / "run", "run")
     assert header["config"]["init_from"] == "models/course" and read_log(tmp_path / "run", "end")[-1]["step"] == 2
+
+
+def test_the_stored_log_is_the_preset_today_and_the_page_quotes_it():
+    """results/pretrain/course-sentiment-log.jsonl (the model behind sentiment/course-sentiment*): its
+    command parses into its logged settings today, and docs/finetuning.md quotes its minutes and its
+    held-out accuracy at [MASK], beside the course model's on the same text and positions."""
+    log = ROOT / "results" / "pretrain" / "course-sentiment-log.jsonl"
+    header, end = read_log(log, "run")[0], read_log(log, "end")[-1]
+    assert header["command"] == "python -m minibert.pretrain --config course-sentiment --no-progress"
+    cfg, _ = parse(shlex.split(header["command"])[3:])
+    skip = ("out_dir", "progress")
+    assert {k: v for k, v in cfg.to_dict().items() if k not in skip} == {
+        k: (tuple(v) if isinstance(v, list) else v) for k, v in header["config"].items() if k not in skip}
+    assert end["step"] == cfg.max_steps
+    before = heldout_metrics(recipe("course-sentiment", eval_batches=None), str(ROOT / "models" / "course"))
+    page = (ROOT / "docs" / "finetuning.md").read_text(encoding="utf-8")
+    assert f"falls from {before['mlm_accuracy_at_mask']:.1%} to {end['mlm_accuracy_at_mask']:.1%}" in page
+    assert f"{end['seconds'] / 60:.1f} minutes; dev and test text never seen" in page

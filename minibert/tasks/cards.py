@@ -90,6 +90,10 @@ def task_card(task: Task, card: Card, stats: dict, data_name: str = "data/tasks"
         f"In `{data_name}/{task.name}/`, one JSON object per line, UTF-8; not committed: `{COMMAND}` (run by "
         "`make setup`) makes them, byte for byte.", "",
         "| file | sha256 |", "|---|---|", *(f"| `{f}` | `{d}` |" for f, d in stats["files"].items()), "",
+        f"`python -m minibert.tasks text {task.name}` writes the train split's text without its labels to "
+        f"`{data_name}/{task.name}/train.txt`, a corpus for task-adaptive pre-training (`--config course-sentiment` "
+        "does it for `sentiment`); the dev and test text is never written there: it is what a model is scored on.",
+        "",
         "First training example:", "", "```json", stats["example"], "```",
     ]
     return "\n".join(lines) + "\n"

@@ -47,6 +47,7 @@ for name in sentiment/course-sentiment sentiment/course-sentiment-1000; do
   if [[ $name == ${ONLY}* && ! -f results/finetune/$name.json && ! -d runs/course-sentiment/final ]]; then
     "$PY" -m minibert.tasks text sentiment
     "$PY" -m minibert.pretrain --config course-sentiment --no-progress
+    cp runs/course-sentiment/log.jsonl results/pretrain/course-sentiment-log.jsonl  # its curve, kept
   fi
 done
 run sentiment/course-sentiment      $fair --model runs/course-sentiment/final
