@@ -11,7 +11,7 @@ from helpers import checker_contract
 from minibert import check
 from minibert.check import ExerciseError
 
-EXERCISES = [("encode_pair", "my_encode_pair"), ("sequence_logits", "my_sequence_logits"),
+EXERCISES = [("encode_pair", "my_encode_pair"), ("sequence_loss", "my_sequence_loss"),
              ("pick_setting", "my_pick_setting"), ("freeze_encoder", "my_freeze_encoder")]
 SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
     "07_sentences_and_pairs", EXERCISES)
@@ -107,15 +107,43 @@ def test_encode_pair_rejects(bug, message):
         check.encode_pair(bug)
 
 
-# --- 7.2 the head by hand ------------------------------------------------------------------------
+# --- 7.2 the head by hand, and its loss for each kind of label ----------------------------------------
+
+F = torch.nn.functional
+
 
 def head_linear(hidden, Wp, bp, W, b):  # torch.nn.functional: correct
-    return torch.nn.functional.linear(torch.tanh(torch.nn.functional.linear(hidden[:, 0, :], Wp, bp)), W, b)
+    return F.linear(torch.tanh(F.linear(hidden[:, 0, :], Wp, bp)), W, b)
 
 
 def head_einsum(hidden, Wp, bp, W, b):  # einsum, float32: correct
     pooled = torch.tanh(torch.einsum("bh,oh->bo", hidden[:, 0].float(), Wp.float()) + bp.float())
     return torch.einsum("bh,kh->bk", pooled, W.float()) + b.float()
+
+
+def loss_functional(logits, labels):  # torch.nn.functional, as transformers: correct
+    if logits.shape[-1] == 1:
+        return F.mse_loss(logits.view(-1), labels.to(logits.dtype))
+    if labels.dtype.is_floating_point:
+        return F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return F.cross_entropy(logits, labels)
+
+
+def loss_by_hand(logits, labels):  # the formulas written out, nn.Module for the MSE: correct
+    if logits.shape[1] == 1:
+        return torch.nn.MSELoss()(logits[:, 0], labels.to(logits.dtype))
+    if labels.dtype in (torch.int64, torch.int32):
+        return -logits.log_softmax(-1).gather(1, labels[:, None]).mean()
+    y = labels.to(logits.dtype)
+    return -(y * F.logsigmoid(logits) + (1 - y) * F.logsigmoid(-logits)).mean()
+
+
+def with_loss(head, loss=loss_functional):
+    """A learner's exercise from a head and a loss: (logits, loss)."""
+    def fn(hidden, Wp, bp, W, b, labels):
+        logits = head(hidden, Wp, bp, W, b)
+        return logits, loss(logits, labels)
+    return fn
 
 
 def head_no_tanh(hidden, Wp, bp, W, b):
@@ -146,32 +174,72 @@ def head_no_pooler(hidden, Wp, bp, W, b):
     return hidden[:, 0] @ W.T + b
 
 
-@pytest.mark.parametrize("style", [head_linear, head_einsum])
-def test_sequence_logits_accepts(style, capsys):
-    check.sequence_logits(style)
+def one_kind(kind, wrong):  # right for the other kinds of labels, `wrong` for this one
+    def loss(logits, labels):
+        is_kind = {"regression": logits.shape[-1] == 1,
+                   "single": logits.shape[-1] > 1 and not labels.dtype.is_floating_point,
+                   "multi": logits.shape[-1] > 1 and labels.dtype.is_floating_point}[kind]
+        return wrong(logits, labels) if is_kind else loss_functional(logits, labels)
+    return with_loss(head_linear, loss)
+
+
+def mse_unsqueezed(z, y):
+    return F.mse_loss(z, y.to(z.dtype))  # (B, 1) against (B,): torch warns, and broadcasts
+
+
+def in_place(hidden, Wp, bp, W, b, labels):
+    logits = head_linear(hidden, Wp, bp, W, b)
+    if logits.shape[-1] == 1:  # the shapes now agree, and the caller's labels have changed
+        return logits, F.mse_loss(logits, labels.unsqueeze_(-1).to(logits.dtype))
+    return logits, loss_functional(logits, labels)
+
+
+@pytest.mark.parametrize("style", [with_loss(head_linear), with_loss(head_einsum, loss_by_hand),
+                                   with_loss(head_linear, loss_by_hand)])
+def test_sequence_loss_accepts(style, capsys):
+    check.sequence_loss(style)
     assert "✓" in capsys.readouterr().out
 
 
+@pytest.mark.filterwarnings("ignore:Using a target size")
 @pytest.mark.parametrize("bug, message", [
-    (head_no_tanh, r"hand case.*no tanh"),
-    (head_mean, r"hand case.*mean of all the tokens"),
-    (head_last, r"hand case.*last position"),
-    (head_W_transposed, r"hand case.*W is used transposed"),
-    (head_Wp_transposed, r"hand case.*pooler's weight is used transposed"),
-    (head_softmax, r"hand case.*probabilities"),
-    (head_no_pooler, r"hand case.*pooler is skipped"),
+    (with_loss(head_no_tanh), r"small case, K = 2.*no tanh"),
+    (with_loss(head_mean), r"small case.*mean of all the tokens"),
+    (with_loss(head_last), r"small case.*last position"),
+    (with_loss(head_W_transposed), r"small case.*W is used transposed"),
+    (with_loss(head_Wp_transposed), r"small case.*pooler's weight is used transposed"),
+    (with_loss(head_softmax), r"small case.*probabilities"),
+    (with_loss(head_no_pooler), r"small case.*pooler is skipped"),
+    (one_kind("regression", mse_unsqueezed), r"K = 1.*broadcasts to a \(B, B\) grid"),
+    (one_kind("regression", lambda z, y: (z.view(-1) - y).abs().mean()), r"K = 1.*mean absolute error"),
+    (one_kind("regression", lambda z, y: F.mse_loss(z.view(-1), y.to(z.dtype)).sqrt()), r"root of the mean squared"),
+    (one_kind("regression", lambda z, y: F.mse_loss(z.view(-1), y.to(z.dtype), reduction="sum")), r"K = 1.*sums over the batch"),
+    (one_kind("regression", lambda z, y: F.cross_entropy(z, torch.zeros(len(y), dtype=torch.long))), r"regression: a cross-entropy over one class"),
+    (one_kind("single", lambda z, y: F.cross_entropy(z.softmax(-1), y)), r"one class each.*softmax was applied twice"),
+    (one_kind("single", lambda z, y: F.nll_loss(z, y)), r"nll_loss takes log-probabilities"),
+    (one_kind("single", lambda z, y: F.cross_entropy(z, y, reduction="sum")), r"one class each.*sums over the batch"),
+    (one_kind("single", lambda z, y: F.binary_cross_entropy_with_logits(z, F.one_hot(y, z.shape[-1]).to(z.dtype))),
+     r"not a binary cross-entropy on one-hot"),
+    (one_kind("multi", lambda z, y: F.cross_entropy(z, y.to(z.dtype))), r"multi-hot.*not a softmax across the classes"),
+    (one_kind("multi", lambda z, y: F.binary_cross_entropy_with_logits(z, y.to(z.dtype), reduction="none").sum(-1).mean()),
+     r"averages over all B x K entries"),
+    (one_kind("multi", lambda z, y: F.binary_cross_entropy_with_logits(z.sigmoid(), y.to(z.dtype))), r"sigmoid applied twice"),
+    (one_kind("single", lambda z, y: F.cross_entropy(z, y, reduction="none")), r"0-dim tensor.*reduction='none'"),
+    (one_kind("single", lambda z, y: F.cross_entropy(z, y).item()), r"the loss must be a tensor"),
+    (lambda hidden, Wp, bp, W, b, labels: head_linear(hidden, Wp, bp, W, b), r"return a pair \(logits, loss\)"),
+    (in_place, r"changed the labels in place"),
 ])
-def test_sequence_logits_rejects(bug, message):
+def test_sequence_loss_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
-        check.sequence_logits(bug)
+        check.sequence_loss(bug)
 
 
-def test_sequence_logits_names_a_shape_error():
-    def square_only(hidden, Wp, bp, W, b):  # right on the square hand case, a shape error on K != H
+def test_sequence_loss_names_a_shape_error():
+    def square_only(hidden, Wp, bp, W, b):  # right where K == H, a shape error elsewhere
         return torch.tanh(hidden[:, 0] @ Wp.T + bp) @ W.T + b if W.shape[0] == W.shape[1] else (
             torch.tanh(hidden[:, 0] @ Wp.T + bp) @ W + b)
-    with pytest.raises(ExerciseError, match=r"random .*RuntimeError.*\(out, in\)"):
-        check.sequence_logits(square_only)
+    with pytest.raises(ExerciseError, match=r"small case.*RuntimeError.*\(out, in\)"):
+        check.sequence_loss(with_loss(square_only))
 
 
 # --- 7.3 seeds, mean ± sd, the choice on dev -----------------------------------------------------

@@ -1,15 +1,19 @@
 """The checker of exercise 7.2: the sentence classifier's head by hand, in eval mode (dropout is the
-identity): C = tanh(W_p h_[CLS] + b_p), logits = W C + b (§4.1), from the encoder's last hidden
-states and the weights, compared with minibert's BertForSequenceClassification."""
+identity): C = tanh(W_p h_[CLS] + b_p), logits = W C + b (§4.1), and its loss for each kind of label
+as transformers reads it off the labels (K = 1: regression, MSE; integer labels: cross-entropy;
+float multi-hot labels: binary cross-entropy with logits), compared with minibert's
+BertForSequenceClassification(..., labels=...)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 import torch
+import torch.nn.functional as F
 
 from ...config import BertConfig
 from ...heads import BertForSequenceClassification
+from ...heads.classification import classification_loss, problem_type
 from ...checkpoint import with_overrides
 from ..common import ExerciseError, expect_close, minilm_model, minilm_tokenizer, passed, valid_lines
 
@@ -89,19 +93,104 @@ def _minilm_case():
     return h, [w.detach() for w in _weights(model)], logits
 
 
-def sequence_logits(fn) -> None:
-    """fn(hidden (B, T, H), pooler_weight (H, H), pooler_bias (H,), weight (K, H), bias (K,)) -> logits (B, K)."""
-    # Hand case, H = K = 2, T = 3: [CLS] differs from the mean and from the last token, tanh matters.
-    h = torch.tensor([[[1.0, -2.0], [3.0, 0.5], [-1.0, 1.0]]], dtype=torch.float64)  # (1, 3, 2)
-    Wp = torch.tensor([[0.5, 0.25], [-1.0, 0.5]], dtype=torch.float64)
-    bp = torch.tensor([0.1, 0.0], dtype=torch.float64)
-    W = torch.tensor([[2.0, -1.0], [0.5, 3.0]], dtype=torch.float64)
-    b = torch.tensor([0.0, -0.5], dtype=torch.float64)
-    expected = _head_ref(h, Wp, bp, W, b)
-    _compare(f"hand case, hidden = {h[0].tolist()}, W_p = {Wp.tolist()}, b_p = {bp.tolist()}, W = {W.tolist()}, "
-             f"b = {b.tolist()}", fn, h, Wp, bp, W, b, expected)
+KINDS = {"regression": "K = 1, float labels (B,): regression (STS-B)",
+         "single_label_classification": "integer labels (B,): one class each (SST-2, MNLI)",
+         "multi_label_classification": "float multi-hot labels (B, K): several classes each"}
+
+LOSS_MISTAKES = {  # the kind of labels -> (hint, the loss that mistake computes from right logits)
+    "regression": [
+        ("the logits are (B, 1) and the labels (B,): subtracting one from the other broadcasts to a (B, B) "
+         "grid of every pair; squeeze the logits first (logits.squeeze(-1), or view(-1))",
+         lambda z, y: ((z - y) ** 2).mean()),
+        ("this is the mean absolute error; the regression loss is the mean squared error",
+         lambda z, y: (z.view(-1) - y).abs().mean()),
+        ("this is the root of the mean squared error; the loss is the MSE itself",
+         lambda z, y: ((z.view(-1) - y) ** 2).mean().sqrt()),
+        ("this sums over the batch; the loss is the mean", lambda z, y: ((z.view(-1) - y) ** 2).sum()),
+        ("with one output (K = 1) the task is regression: a cross-entropy over one class is always 0; the loss "
+         "is the mean squared error of the score", lambda z, y: z.sum() * 0),
+    ],
+    "single_label_classification": [
+        ("cross_entropy takes logits: these are probabilities, so the softmax was applied twice",
+         lambda z, y: F.cross_entropy(z.softmax(-1), y)),
+        ("nll_loss takes log-probabilities: apply log_softmax first, or use cross_entropy on the logits",
+         lambda z, y: F.nll_loss(z, y)),
+        ("this sums over the batch; the loss is the mean", lambda z, y: F.cross_entropy(z, y, reduction="sum")),
+        ("integer labels name one class each: a softmax cross-entropy across the K classes, not a binary "
+         "cross-entropy on one-hot vectors", lambda z, y: F.binary_cross_entropy_with_logits(
+             z, F.one_hot(y, z.shape[-1]).to(z.dtype))),
+    ],
+    "multi_label_classification": [
+        ("float labels of shape (B, K) are multi-hot: each class is its own yes/no question, so a binary "
+         "cross-entropy of each logit's sigmoid, not a softmax across the classes", lambda z, y: F.cross_entropy(z, y)),
+        ("this sums over the K classes and averages over the batch; the loss averages over all B x K entries",
+         lambda z, y: F.binary_cross_entropy_with_logits(z, y, reduction="none").sum(-1).mean()),
+        ("binary_cross_entropy_with_logits takes logits: these are probabilities (the sigmoid applied twice)",
+         lambda z, y: F.binary_cross_entropy_with_logits(z.sigmoid(), y)),
+    ],
+}
+
+
+def _pair(name, got):
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise ExerciseError(f"{name}: return a pair (logits, loss), received {type(got).__name__}")
+    return got
+
+
+def _check_loss(name, fn, h, Wp, bp, W, b, labels, expected_logits, expected_loss):
+    """The logits first (with their own mistakes named), then the loss of this kind of labels."""
+    kind = problem_type(None, W.shape[0], labels)
+    name = f"{name}; {KINDS[kind]}"
+    kept = labels.clone()
+    _compare(name, lambda *w: _pair(name, fn(*w, labels))[0], h, Wp, bp, W, b, expected_logits)
+    if not torch.equal(labels, kept):
+        raise ExerciseError(f"{name}: your function changed the labels in place; compute new tensors")
+    _, loss = _pair(name, fn(h.clone(), Wp.clone(), bp.clone(), W.clone(), b.clone(), labels.clone()))
+    if not isinstance(loss, torch.Tensor):
+        raise ExerciseError(f"{name}: the loss must be a tensor (backward() needs one), received {type(loss).__name__}")
+    if loss.dim() != 0:
+        raise ExerciseError(f"{name}: the loss is one number, the mean over the batch (a 0-dim tensor); received "
+                            f"shape {tuple(loss.shape)}: was reduction='none' left on, or the mean not taken?")
+    got = loss.detach().to(torch.float64)
+    if not torch.allclose(got, expected_loss.to(torch.float64), atol=1e-5, rtol=1e-4):
+        z, y = expected_logits.detach().to(torch.float64), labels if kind == "single_label_classification" else \
+            labels.to(torch.float64)
+        for hint, wrong in LOSS_MISTAKES[kind]:
+            if torch.allclose(got, wrong(z, y).to(torch.float64), atol=1e-5, rtol=1e-4):
+                raise ExerciseError(f"{name}: {hint}")
+    expect_close(f"{name}, the loss", got, expected_loss.to(torch.float64),
+                 hint={"regression": "F.mse_loss(logits.squeeze(-1), labels)",
+                       "single_label_classification": "F.cross_entropy(logits, labels)",
+                       "multi_label_classification": "F.binary_cross_entropy_with_logits(logits, labels)"}[kind])
+
+
+def _labels(kind, B, K, generator):
+    if kind == "regression":  # STS-B's similarity, 0 to 5
+        return torch.rand(B, generator=generator, dtype=torch.float64) * 5
+    if kind == "single_label_classification":
+        return torch.randint(0, K, (B,), generator=generator)
+    return torch.randint(0, 2, (B, K), generator=generator).to(torch.float64)
+
+
+def sequence_loss(fn) -> None:
+    """fn(hidden (B, T, H), pooler_weight (H, H), pooler_bias (H,), weight (K, H), bias (K,), labels)
+    -> (logits (B, K), loss: a 0-dim tensor, the mean over the batch)."""
     cases = 0
-    for seed, (H, K, B, T) in enumerate([(24, 3, 2, 7), (16, 5, 3, 4)]):
+    # Small cases, one per kind of labels, B = 3, T = 2, H = 2: [CLS] differs from the mean and from the
+    # last token, tanh matters, and the three examples differ so a sum is not a mean.
+    for kind, K in (("single_label_classification", 2), ("regression", 1), ("multi_label_classification", 3)):
+        g = torch.Generator().manual_seed(7 + K)
+        h = torch.randn(3, 2, 2, generator=g, dtype=torch.float64)
+        Wp, bp = torch.randn(2, 2, generator=g, dtype=torch.float64), torch.randn(2, generator=g, dtype=torch.float64)
+        W, b = torch.randn(K, 2, generator=g, dtype=torch.float64) * 2, torch.randn(K, generator=g, dtype=torch.float64)
+        labels = _labels(kind, 3, K, g)
+        logits = _head_ref(h, Wp, bp, W, b)
+        shown = [round(x, 3) for x in labels.tolist()] if kind == "regression" else labels.tolist()
+        _check_loss(f"small case, K = {K}, labels = {shown}", fn, h, Wp, bp, W, b, labels, logits,
+                    classification_loss(logits, labels, kind))
+        cases += 1
+    for seed, (H, K, B, T, kind) in enumerate([(24, 3, 4, 7, "single_label_classification"),
+                                               (16, 1, 5, 4, "regression"), (16, 4, 3, 5, "multi_label_classification")]):
         torch.manual_seed(seed)
         config = BertConfig(vocab_size=50, hidden_size=H, num_hidden_layers=1, num_attention_heads=2,
                             intermediate_size=32, max_position_embeddings=16, num_labels=K)
@@ -109,12 +198,16 @@ def sequence_logits(fn) -> None:
         for p in model.parameters():  # larger weights than BERT's N(0, 0.02), so every mistake shows
             p.data.normal_(0, 0.5)
         ids = torch.randint(0, 50, (B, T))
+        labels = _labels(kind, B, K, torch.Generator().manual_seed(seed)).to(
+            torch.float32 if kind != "single_label_classification" else torch.long)
         with torch.no_grad():
-            hidden, logits = model.bert(ids).last_hidden_state, model(ids).logits
-        _compare(f"random BertForSequenceClassification, H={H}, K={K}, (B, T)=({B}, {T}), eval mode", fn,
-                 hidden, *[w.detach() for w in _weights(model)], logits)
+            hidden, out = model.bert(ids).last_hidden_state, model(ids, labels=labels)
+        _check_loss(f"random BertForSequenceClassification, H={H}, K={K}, (B, T)=({B}, {T}), eval mode", fn,
+                    hidden, *[w.detach() for w in _weights(model)], labels, out.logits, out.loss)
         cases += 1
     h, weights, logits = _minilm_case()
-    _compare("all-MiniLM-L6-v2 with a fresh 2-label head, three padded sentences", fn, h, *weights, logits)
-    passed("sequence_logits", f"a hand-computed case, {cases} random models and MiniLM equal "
-                              "BertForSequenceClassification's logits")
+    labels = torch.tensor([1, 0, 1])
+    _check_loss("all-MiniLM-L6-v2 with a fresh 2-label head, three padded sentences", fn, h, *weights, labels,
+                logits, classification_loss(logits, labels, "single_label_classification"))
+    passed("sequence_loss", f"{cases} cases of the three kinds of labels and MiniLM: the logits and the loss equal "
+                            "BertForSequenceClassification's")
