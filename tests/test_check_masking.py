@@ -18,7 +18,7 @@ from minibert.masking import mask_tokens
 from minibert.pretraining_data import IS_NEXT, create_instances_from_document
 
 EXERCISES = [("mask_tokens", "my_mask_tokens"), ("word_groups", "my_word_groups"), ("nsp_pair", "my_nsp_pair"),
-             ("whole_word_selection", "my_whole_word_selection"), ("masked_lm_loss", "my_masked_lm_loss")]
+             ("whole_word_selection", "my_whole_word_selection"), ("masked_lm_metrics", "my_masked_lm_metrics")]
 SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
     "04_masking", EXERCISES)
 
@@ -622,7 +622,7 @@ def test_whole_word_selection_rejects(bug, message):
         check.whole_word_selection(bug)
 
 
-# ---- 4.5: the MLM loss --------------------------------------------------------------------------------
+# ---- 4.5: the MLM loss, and the accuracy by kind of position -------------------------------------------
 
 def loss_of(hidden, emb, bias, labels, *, reduce="mean", use_bias=True, where="labelled", softmax=False,
             detach=False, in_place=False):
@@ -646,10 +646,38 @@ def loss_of(hidden, emb, bias, labels, *, reduce="mean", use_bias=True, where="l
     return F.cross_entropy(logits, target, reduction=reduce)
 
 
-def loss_bug(**flags):
-    fn = functools.partial(loss_of, **flags)
-    fn.__name__ = "_".join(f"{k}={v}" for k, v in flags.items())
+def accuracies(hidden, emb, bias, ids, labels, mask_id, *, kinds="right", empty=None):
+    """A learner's accuracy at [MASK], random and kept positions, one switch per mistake; the defaults are right."""
+    sel = labels != -100
+    hit = ((hidden[sel] @ emb.T + bias).argmax(-1) == labels[sel]).tolist()
+    shown, target = ids[sel].tolist(), labels[sel].tolist()
+    kind_of = {"right": lambda s, y: "mask" if s == mask_id else "kept" if s == y else "random",
+               "all": lambda s, y: None,  # every labelled position, for each kind
+               "random_has_kept": lambda s, y: "mask" if s == mask_id else "random",
+               "swapped": lambda s, y: "mask" if s == mask_id else "random" if s == y else "kept"}[kinds]
+    out = {}
+    for kind in ("mask", "random", "kept"):
+        mine = [h for h, s, y in zip(hit, shown, target) if kind_of(s, y) in (kind, None)]
+        if kinds == "random_has_kept" and kind == "kept":
+            mine = [h for h, s, y in zip(hit, shown, target) if s == y and s != mask_id]
+        out[kind] = sum(mine) / len(mine) if mine else empty
+    return out
+
+
+def metrics_of(loss=loss_of, **flags):
+    """The exercise's function from a loss and the accuracies; a flag of either turns on its mistake."""
+    loss_flags = {k: v for k, v in flags.items() if k in ("reduce", "use_bias", "where", "softmax", "detach", "in_place")}
+    acc_flags = {k: v for k, v in flags.items() if k not in loss_flags}
+
+    def fn(hidden, emb, bias, ids, labels, mask_id):
+        acc = accuracies(hidden.detach(), emb.detach(), bias.detach(), ids, labels, mask_id, **acc_flags)
+        return {"loss": loss(hidden, emb, bias, labels, **loss_flags), **acc}
+    fn.__name__ = "_".join(f"{k}={v}" for k, v in flags.items()) or loss.__name__
     return fn
+
+
+def loss_bug(**flags):
+    return metrics_of(**flags)
 
 
 def every_position_then_ignore(hidden, emb, bias, labels):
@@ -666,9 +694,18 @@ def log_softmax_by_hand(hidden, emb, bias, labels):
     return -logp.gather(1, labels[sel][:, None]).mean()
 
 
-@pytest.mark.parametrize("style", [every_position_then_ignore, log_softmax_by_hand], ids=lambda f: f.__name__)
-def test_masked_lm_loss_accepts_other_styles(style, capsys):
-    check.masked_lm_loss(style)
+def kinds_as_tensors(hidden, emb, bias, ids, labels, mask_id):
+    """Correct in another style: minibert's own selected_kinds, accuracies as 0-dim tensors."""
+    from minibert.masking import selected_kinds
+    hit = (hidden @ emb.T + bias).argmax(-1) == labels
+    acc = {k: (hit[w].float().mean() if w.any() else None) for k, w in selected_kinds(ids, labels, mask_id).items()}
+    return {"loss": every_position_then_ignore(hidden, emb, bias, labels), **acc}
+
+
+@pytest.mark.parametrize("style", [metrics_of(every_position_then_ignore), metrics_of(log_softmax_by_hand),
+                                   kinds_as_tensors], ids=lambda f: f.__name__)
+def test_masked_lm_metrics_accepts_other_styles(style, capsys):
+    check.masked_lm_metrics(style)
     assert "✓" in capsys.readouterr().out
 
 
@@ -679,9 +716,14 @@ def test_masked_lm_loss_accepts_other_styles(style, capsys):
     (loss_bug(where="all"), r"counted the positions labelled -100"),
     (loss_bug(softmax=True), r"not probabilities"),
     (loss_bug(detach=True), r"no gradient reached hidden"),
-    (loss_bug(reduce="item"), r"expected a tensor .*\n.*\.item\(\)"),
-    (loss_bug(in_place=True), r"changed labels in place"),
+    (loss_bug(reduce="item"), r"expected the loss as a tensor .*\n.*\.item\(\)"),
+    (loss_bug(in_place=True), r"changed input_ids or labels in place"),
+    (metrics_of(kinds="all"), r"(random|kept).*\n.*(over every labelled position|'always wrong')"),
+    (metrics_of(kinds="random_has_kept"), r"accuracy at random positions.*\n.*input is its own label is kept"),
+    (metrics_of(kinds="swapped"), r"accuracy at random positions.*\n.*kept and random are swapped"),
+    (metrics_of(empty=0.0), r"no labelled position is (random|kept) here.*None.*\n.*'always wrong'"),
+    (lambda hidden, emb, bias, ids, labels, mask_id: loss_of(hidden, emb, bias, labels), r"expected a dict"),
 ], ids=lambda x: getattr(x, "__name__", ""))
-def test_masked_lm_loss_rejects(bug, message):
+def test_masked_lm_metrics_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
-        check.masked_lm_loss(bug)
+        check.masked_lm_metrics(bug)
