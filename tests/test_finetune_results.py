@@ -13,6 +13,7 @@ from minibert.finetune.__main__ import main, parser
 from minibert.finetune.recipes import model_folder
 from minibert.finetune.sweep import main_metric
 from minibert.hub import resolve, sha256_of
+from minibert.pretrain import read_log
 from minibert.repository import code_version
 from minibert.tasks import load_task
 from minibert.tasks.catalog import DATA_DIR
@@ -100,7 +101,8 @@ FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/cou
         "sentiment/course-pretrained-1000": "sentiment/course-random-1000",
         "sentiment/course-pretrained-500": "sentiment/course-random-500",
         "sentiment/course-sentiment": "sentiment/course-random",
-        "sentiment/course-sentiment-1000": "sentiment/course-random-1000"}
+        "sentiment/course-sentiment-1000": "sentiment/course-random-1000",
+        "sentiment/course-nsp": "sentiment/course-random", "sentiment/course-nsp-1000": "sentiment/course-random-1000"}
 
 
 def fair_row(name: str) -> str:
@@ -144,3 +146,16 @@ def test_the_squad_stand_in_is_answered_and_its_row_is_the_stored_runs():
            f"{statistics.stdev(best):.1f} ({always:.1f}) ({len(best)} seeds) | {twin['metrics']['best_f1']:.1f} "
            f"({twin['metrics']['f1']:.1f}) | {pre['settings']['max_train_examples']:,} |")
     assert row in (ROOT / "docs" / "finetuning.md").read_text(encoding="utf-8"), row
+
+
+def test_the_trained_cls_paragraph_quotes_its_log():
+    """results/pretrain/course-nsp-log.jsonl, the model behind sentiment/course-nsp*: made by the command
+    make.sh holds, and docs/finetuning.md quotes its minutes and its held-out NSP accuracy."""
+    log = ROOT / "results" / "pretrain" / "course-nsp-log.jsonl"
+    header, end = read_log(log, "run")[0], read_log(log, "end")[-1]
+    make = (ROOT / "results" / "finetune" / "make.sh").read_text()
+    assert header["command"].replace("python", '"$PY"', 1) in " ".join(make.replace("\\\n", " ").split())
+    assert header["config"]["nsp"] and header["config"]["init_from"] == "models/course" and end["step"] == 1500
+    page = " ".join((ROOT / "docs" / "finetuning.md").read_text(encoding="utf-8").split())
+    assert f"{end['seconds'] / 60:.1f} minutes; `make.sh` holds the command" in page
+    assert f"a random one {end['nsp_accuracy']:.1%} of the time" in page

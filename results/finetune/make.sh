@@ -52,6 +52,18 @@ for name in sentiment/course-sentiment sentiment/course-sentiment-1000; do
 done
 run sentiment/course-sentiment      $fair --model runs/course-sentiment/final
 run sentiment/course-sentiment-1000 ${fair/--max-train-examples 2000/--max-train-examples 1000} --model runs/course-sentiment/final
+# A [CLS] vector that an objective trained: the course model pre-trained without next sentence
+# prediction, so its pooler learnt nothing; 1,500 more steps of phase 2 with NSP on (the paper's
+# objective, MLM + NSP) give the classifier a trained [CLS] and pooler, then the same comparisons.
+for name in sentiment/course-nsp sentiment/course-nsp-1000; do
+  if [[ $name == ${ONLY}* && ! -f results/finetune/$name.json && ! -d runs/course-nsp/final ]]; then
+    "$PY" -m minibert.pretrain --config course-128 --init-from models/course --nsp --max-steps 1500 \
+      --warmup-steps 100 --out-dir runs/course-nsp --no-progress
+    cp runs/course-nsp/log.jsonl results/pretrain/course-nsp-log.jsonl  # its curve, kept
+  fi
+done
+run sentiment/course-nsp      $fair --model runs/course-nsp/final
+run sentiment/course-nsp-1000 ${fair/--max-train-examples 2000/--max-train-examples 1000} --model runs/course-nsp/final
 # And further: the course recipe at the mini sizes (L4/H256), 3.5 minutes on a GPU (results/gpu/),
 # against its own random twin: the same candidate rates, on sample 0 alone, one train-slice run per
 # rate, 8 seeds (about 12 CPU minutes an arm).
