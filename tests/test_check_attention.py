@@ -42,68 +42,121 @@ def test_the_stub_raises_not_implemented(checker, stubs):
         getattr(check, checker)(stubs[CHECKERS[checker]])
 
 
-# --- Exercise 2.1: the input representation -------------------------------------------------------
+# --- Exercise 2.1: the input representation, token types from the [SEP]s ---------------------------
+
+def token_types(ids, sep):  # correct: 1 after the first [SEP] through the second, by counting
+    is_sep = (ids == sep).long()
+    return ((is_sep.cumsum(-1) - is_sep) == 1).long()
+
+
+def types_by_scanning(ids, sep):  # correct, another style: a loop over each row
+    rows = []
+    for row in ids.tolist():
+        seen, types = 0, []
+        for i in row:
+            types.append(1 if seen == 1 else 0)
+            seen += i == sep
+        rows.append(types)
+    return torch.tensor(rows)
+
+
+def embed_with(types_of):  # a learner's 2.1 whose token types come from `types_of(ids, sep)`
+    def fn(ids, sep, word, position, segment, w, b, eps):
+        x = word[ids] + segment[types_of(ids, sep)] + position[torch.arange(ids.shape[1])]
+        return _layer_norm(x, w, b, eps)
+    fn.__name__ = types_of.__name__
+    return fn
+
+
+def sep_typed_with_b(ids, sep):  # the first [SEP] typed 1, and everything after it
+    return ((ids == sep).long().cumsum(-1) >= 1).long()
+
+
+def padding_typed_with_b(ids, sep):  # after the first [SEP] to the end of the row
+    is_sep = (ids == sep).long()
+    return ((is_sep.cumsum(-1) - is_sep) >= 1).long()
+
+
+def second_sep_typed_with_a(ids, sep):
+    is_sep = (ids == sep).long()
+    return (((is_sep.cumsum(-1) - is_sep) == 1) & (is_sep == 0)).long()
+
+
+def all_type_a(ids, sep):
+    return torch.zeros_like(ids)
 
 def _layer_norm(x, w, b, eps, unbiased=False, dim=-1):
     mean = x.mean(dim, keepdim=True)
     return (x - mean) / torch.sqrt(x.var(dim, keepdim=True, unbiased=unbiased) + eps) * w + b
 
 
-def embed_unbiased_variance(ids, types, word, position, segment, w, b, eps):
+def embed_unbiased_variance(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])]
     return _layer_norm(x, w, b, eps, unbiased=True)  # torch.var's default
 
 
-def embed_positions_from_one(ids, types, word, position, segment, w, b, eps):
+def embed_positions_from_one(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[types] + position[torch.arange(1, ids.shape[1] + 1)]
     return _layer_norm(x, w, b, eps)
 
 
-def embed_without_segments(ids, types, word, position, segment, w, b, eps):
+def embed_without_segments(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     return _layer_norm(word[ids] + position[torch.arange(ids.shape[1])], w, b, eps)
 
 
-def embed_positions_by_token_id(ids, types, word, position, segment, w, b, eps):
+def embed_positions_by_token_id(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     return _layer_norm(word[ids] + segment[types] + position[ids], w, b, eps)
 
 
-def embed_eps_outside_the_root(ids, types, word, position, segment, w, b, eps):
+def embed_eps_outside_the_root(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])]
     mean = x.mean(-1, keepdim=True)
     return (x - mean) / (x.var(-1, keepdim=True, unbiased=False).sqrt() + eps) * w + b
 
 
-def embed_fixed_eps(ids, types, word, position, segment, w, b, eps):
+def embed_fixed_eps(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])]
     return _layer_norm(x, w, b, 1e-12)  # BERT's value, not the argument
 
 
-def embed_positions_from_batch_size(ids, types, word, position, segment, w, b, eps):
+def embed_positions_from_batch_size(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[types] + position[torch.arange(ids.shape[0])][:, None]  # B, not T
     return _layer_norm(x, w, b, eps)
 
 
-def embed_segment_by_token_id(ids, types, word, position, segment, w, b, eps):
+def embed_segment_by_token_id(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[ids.clamp(max=segment.shape[0] - 1)] + position[torch.arange(ids.shape[1])]
     return _layer_norm(x, w, b, eps)
 
 
-def embed_layer_norm_over_tokens(ids, types, word, position, segment, w, b, eps):
+def embed_layer_norm_over_tokens(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])]
     return _layer_norm(x, w, b, eps, dim=1)  # statistics over the T tokens, not the H features
 
 
-def embed_adds_into_the_table(ids, types, word, position, segment, w, b, eps):
+def embed_adds_into_the_table(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)
     word[ids] += segment[types] + position[torch.arange(ids.shape[1])]  # writes into the caller's table
     return _layer_norm(word[ids], w, b, eps)
 
 
-def embed_with_torch_layer_norm(ids, types, word, position, segment, w, b, eps):  # correct, another style
+def embed_with_torch_layer_norm(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)  # correct, another style
     x = word[ids] + segment[types] + position[torch.arange(ids.shape[1])][None]
     return F.layer_norm(x, x.shape[-1:], w, b, eps)
 
 
-def embed_with_loops(ids, types, word, position, segment, w, b, eps):  # correct, plain Python loops
+def embed_with_loops(ids, sep, word, position, segment, w, b, eps):
+    types = token_types(ids, sep)  # correct, plain Python loops
     rows = []
     for b_ in range(ids.shape[0]):
         seq = []
@@ -580,7 +633,11 @@ BUGS = [
     ("embeddings", embed_eps_outside_the_root, r"eps goes inside the square root"),
     ("embeddings", embed_fixed_eps, r"eps argument was not used"),
     ("embeddings", embed_positions_from_batch_size, r"every token got position row 0.*not the batch size"),
-    ("embeddings", embed_segment_by_token_id, r"chosen by token_type_ids, not by input_ids"),
+    ("embeddings", embed_segment_by_token_id, r"chosen by the token's type, not by its id"),
+    ("embeddings", embed_with(sep_typed_with_b), r"(?s)token ids \[\[1, 2, 1, 2\]\].*first \[SEP\] closes sentence A"),
+    ("embeddings", embed_with(padding_typed_with_b), r"(?s)a pair and a single sentence.*padding after the last \[SEP\]"),
+    ("embeddings", embed_with(second_sep_typed_with_a), r"(?s)token ids \[\[1, 2, 1, 2\]\].*second \[SEP\] closes sentence B"),
+    ("embeddings", embed_with(all_type_a), r"every token got segment row 0"),
     ("embeddings", embed_layer_norm_over_tokens, r"over the last axis \(the H features\)"),
     ("embeddings", embed_adds_into_the_table, r"changed its argument 3 in place"),
     ("scaled_attention", attention_unscaled, r"√d too large"),
@@ -650,6 +707,7 @@ BUGS = [
 ACCEPTED = [
     ("embeddings", embed_with_torch_layer_norm),
     ("embeddings", embed_with_loops),
+    ("embeddings", embed_with(types_by_scanning)),
     ("scaled_attention", attention_einsum),
     ("scaled_attention", attention_google_additive),
     ("scaled_attention", attention_loop_over_heads),

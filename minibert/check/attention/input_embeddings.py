@@ -1,4 +1,5 @@
-"""The checker of exercise 2.1: the input representation, LayerNorm(word + segment + position)."""
+"""The checker of exercise 2.1: the input representation from the ids alone, LayerNorm(word +
+segment + position), the token types read off the [SEP]s as the tokenizer writes them."""
 
 from __future__ import annotations
 
@@ -12,25 +13,33 @@ from ..common import expect_close, passed
 from ._shared import _call_pure, _expect, _model, _t
 
 # ---------------------------------------------------------------------------------------------------
-# Exercise 2.1: LayerNorm(word[ids] + segment[types] + position[0..T-1])
+# Exercise 2.1: LayerNorm(word[ids] + segment[types] + position[0..T-1]), types from the [SEP]s
 
-def _embed_case(fn, name, ids, types, word, position, segment, weight=None, bias=None, eps=1e-12):
+def token_types(input_ids: torch.Tensor, sep_id: int) -> torch.Tensor:
+    """(B, T) token types as the tokenizer writes them for `[CLS] A [SEP] B [SEP] [PAD]...`: 1 from
+    the token after the first [SEP] through the second, 0 elsewhere (A, its [SEP], padding, and every
+    token of a row with one sentence)."""
+    is_sep = (input_ids == sep_id).long()
+    before = is_sep.cumsum(-1) - is_sep  # [SEP]s strictly before each position
+    return (before == 1).long()
+
+
+def _embed_case(fn, name, ids, sep_id, word, position, segment, weight=None, bias=None, eps=1e-12):
     word, position, segment = _t(word), _t(position), _t(segment)
     H = word.shape[1]
     weight = torch.ones(H) if weight is None else _t(weight)
     bias = torch.zeros(H) if bias is None else _t(bias)
-    return _call_pure(fn, name, {}, _t(ids, torch.long), _t(types, torch.long), word, position, segment, weight,
-                      bias, eps)
+    return _call_pure(fn, name, {}, _t(ids, torch.long), sep_id, word, position, segment, weight, bias, eps)
 
 
 Z = [0.0, 0.0, 0.0, 0.0]  # a zero row of a table (H = 4)
 
 
 def embeddings(fn) -> None:
-    """Check `fn(input_ids, token_type_ids, word, position, segment, ln_weight, ln_bias, eps)`: five
-    cases worked out by hand (LayerNorm twice, positions, segments, a batch), each catching its own
-    mistakes, then random ones against minibert's Embeddings."""
-    hand = (_variance, _eps_and_affine, _positions, _segments, _a_batch)
+    """Check `fn(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps)`: six cases
+    worked out by hand (LayerNorm twice, positions, segments, a batch, the [SEP]s and padding), each
+    catching its own mistakes, then random pairs and single sentences against minibert's Embeddings."""
+    hand = (_variance, _eps_and_affine, _positions, _segments, _a_batch, _separators)
     for case in hand:
         case(fn)
     random = _random_cases(fn)
@@ -41,8 +50,9 @@ def _variance(fn) -> None:
     # 1. One token; only its word row is non-zero: x = [1, 1, 3, 3], mean 2, biased variance
     #    ((-1)² + (-1)² + 1² + 1²) / 4 = 1, so LayerNorm gives [-1, -1, 1, 1] (γ = 1, β = 0).
     #    Dividing by H - 1 = 3 instead gives variance 4/3 and [-1, -1, 1, 1] · √(3/4).
-    name = "one token, word row [1, 1, 3, 3], zero position and segment rows, γ = 1, β = 0, eps = 1e-12"
-    got = _embed_case(fn, name, [[1]], [[0]], [Z, [1, 1, 3, 3]], [Z, Z, Z], [Z, Z])
+    name = ("one token, word row [1, 1, 3, 3], no [SEP] (sep_id 0), zero position and segment rows, γ = 1, β = 0, "
+            "eps = 1e-12")
+    got = _embed_case(fn, name, [[1]], 0, [Z, [1, 1, 3, 3]], [Z, Z, Z], [Z, Z])
     _expect(name, got, _t([[[-1, -1, 1, 1]]]),
             bugs=[(_t([[[-1, -1, 1, 1]]]) * math.sqrt(3 / 4),
                    "you divided by H - 1 (torch.var's default, the unbiased variance); LayerNorm divides by H: "
@@ -56,7 +66,7 @@ def _eps_and_affine(fn) -> None:
     #    [-0.5, -0.5, 0.5, 0.5], times γ = [-0.5, -1, 1.5, 2], plus β = [0.5, -1, 1.5, 1].
     #    eps ignored: [-1, -1, 1, 1] · γ + β = [0, -2, 3, 3]. eps outside the root, / (1 + 3): [0.75, -0.5, 0.75, 0].
     name = "the token of case 1 with eps = 3, ln_weight γ = [1, 2, 3, 4], ln_bias β = [1, 0, 0, -1]"
-    got = _embed_case(fn, name, [[1]], [[0]], [Z, [1, 1, 3, 3]], [Z, Z, Z], [Z, Z],
+    got = _embed_case(fn, name, [[1]], 0, [Z, [1, 1, 3, 3]], [Z, Z, Z], [Z, Z],
                       weight=[1, 2, 3, 4], bias=[1, 0, 0, -1], eps=3.0)
     _expect(name, got, _t([[[0.5, -1, 1.5, 1]]]),
             bugs=[(_t([[[0, -2, 3, 3]]]),
@@ -71,9 +81,9 @@ def _positions(fn) -> None:
     #    segment rows are zero, and position row p is a pattern of ±1 (mean 0, variance 1, so
     #    LayerNorm returns it unchanged). Tokens [4, 2, 3] at positions 0, 1, 2 give rows 0, 1, 2.
     P = [[1, 1, -1, -1], [1, -1, 1, -1], [1, -1, -1, 1], [-1, -1, 1, 1], [-1, 1, -1, 1], [-1, 1, 1, -1]]
-    name = ("token ids [[4, 2, 3]] (word row i = [i, i, i, i]), zero segment rows, position table P of 6 "
-            f"rows {P}")
-    got = _embed_case(fn, name, [[4, 2, 3]], [[0, 0, 0]], [[i] * 4 for i in range(5)], P, [Z, Z])
+    name = ("token ids [[4, 2, 3]] (word row i = [i, i, i, i]), no [SEP] (sep_id 0), zero segment rows, position "
+            f"table P of 6 rows {P}")
+    got = _embed_case(fn, name, [[4, 2, 3]], 0, [[i] * 4 for i in range(5)], P, [Z, Z])
     _expect(name, got, _t([[P[0], P[1], P[2]]]),
             bugs=[(_t([[P[1], P[2], P[3]]]), "positions run 0, 1, ..., T - 1: the first token gets row 0 of the "
                                              "position table, not row 1"),
@@ -86,18 +96,25 @@ def _positions(fn) -> None:
 
 
 def _segments(fn) -> None:
-    # 4. Segments. All four tokens are id 1 (word row [2, 2, 2, 2]), position row t = [t, t, t, t]
-    #    (constants again), and the segment rows are ±1 patterns S0, S1: the output is
-    #    [S0, S0, S1, S1] for token types [0, 0, 1, 1]. Without the segment rows x is constant: 0.
+    # 4. Segments. Tokens [1, 2, 1, 2] with [SEP] = 2, so the types are [0, 0, 1, 1] (A and its [SEP],
+    #    then B and its [SEP]); word rows and position row t = [t, t, t, t] are constants, the segment
+    #    rows ±1 patterns S0, S1: the output is [S0, S0, S1, S1]. Without the segment rows x is
+    #    constant: 0.
     S = [[1, 1, -1, -1], [-1, 1, 1, -1]]
-    name = (f"token ids [[1, 1, 1, 1]], token_type_ids [[0, 0, 1, 1]], segment table {S}, constant word and "
-            "position rows")
-    got = _embed_case(fn, name, [[1, 1, 1, 1]], [[0, 0, 1, 1]], [Z, [2] * 4], [[t] * 4 for t in range(4)], S)
+    name = (f"token ids [[1, 2, 1, 2]], sep_id 2 (so A = [1, [SEP]], B = [1, [SEP]]), segment table {S}, "
+            "constant word and position rows")
+    got = _embed_case(fn, name, [[1, 2, 1, 2]], 2, [Z, [2] * 4, [3] * 4], [[t] * 4 for t in range(4)], S)
     _expect(name, got, _t([[S[0], S[0], S[1], S[1]]]),
             bugs=[(torch.zeros(1, 4, 4),
                    "the segment (token type) embeddings are missing: add segment[token_type_ids]"),
-                  (_t([[S[1]] * 4]), "the segment row is chosen by token_type_ids, not by input_ids")],
-            hint="token t adds row token_type_ids[b, t] of the segment table")
+                  (_t([[S[0]] * 4]), "every token got segment row 0: the tokens after the first [SEP] are "
+                                     "sentence B, type 1"),
+                  (_t([[S[0], S[1], S[1], S[1]]]), "the first [SEP] closes sentence A: it has type 0, and B "
+                                                   "starts after it"),
+                  (_t([[S[0], S[0], S[1], S[0]]]), "the second [SEP] closes sentence B: it has type 1"),
+                  (_t([[S[1]] * 4]), "the segment row is chosen by the token's type, not by its id")],
+            hint="token t adds row token_type_ids[b, t] of the segment table: 1 after the first [SEP], through "
+                 "the second")
 
 
 def _a_batch(fn) -> None:
@@ -107,19 +124,47 @@ def _a_batch(fn) -> None:
     #    0.25·12/4 = 0.75, std 0.5·√3, so [3, -1, -1, -1]/√3. Likewise (0, 1): w2 + s1 + p1 = [0, 2, 2, 2]
     #    -> [-3, 1, 1, 1]/√3; (1, 0): w2 + s0 + p0 -> [-1, -1, 3, -1]/√3;
     #    (1, 1): w0 + s0 + p1 -> [-1, -1, -1, 3]/√3.
-    name = ("a batch of two: input_ids [[1, 2], [2, 0]], token_type_ids [[0, 1], [0, 0]], word rows "
+    name = ("a batch of two: input_ids [[1, 2], [2, 0]], sep_id 1 (so the types are [[0, 1], [0, 0]]), word rows "
             "[0, 0, 0, 0], [2, 0, 0, 0], [0, 0, 2, 0], position rows [0, 0, 0, 0], [0, 0, 0, 2], [0, 2, 0, 0], "
             "segment rows [0, 0, 0, 0], [0, 2, 0, 0]")
-    got = _embed_case(fn, name, [[1, 2], [2, 0]], [[0, 1], [0, 0]], [Z, [2, 0, 0, 0], [0, 0, 2, 0]],
+    got = _embed_case(fn, name, [[1, 2], [2, 0]], 1, [Z, [2, 0, 0, 0], [0, 0, 2, 0]],
                       [Z, [0, 0, 0, 2], [0, 2, 0, 0]], [Z, [0, 2, 0, 0]])
     expected = _t([[[3, -1, -1, -1], [-3, 1, 1, 1]], [[-1, -1, 3, -1], [-1, -1, -1, 3]]]) / math.sqrt(3)
     _expect(name, got, expected, hint="each of the B·T outputs is LayerNorm(word[id] + segment[type] + position[t])")
 
 
+def _separators(fn) -> None:
+    # 6. The [SEP]s and padding: a pair [CLS] a [SEP] b [SEP] [PAD] [PAD] (ids 1, 3, 2, 3, 2, 0, 0, [SEP]
+    #    = 2) and one sentence [CLS] a a [SEP] [PAD] [PAD] [PAD]. Constant word and position rows, segment
+    #    rows ±1 patterns S0, S1: the pair gives [S0, S0, S0, S1, S1, S0, S0] (padding is type 0, as the
+    #    tokenizer pads token_type_ids with 0), the single sentence S0 throughout.
+    S = [[1, 1, -1, -1], [-1, 1, 1, -1]]
+    ids = _t([[1, 3, 2, 3, 2, 0, 0], [1, 3, 3, 2, 0, 0, 0]], torch.long)
+    name = (f"a pair and a single sentence, padded: input_ids {ids.tolist()}, sep_id 2, [PAD] 0, segment table "
+            f"{S}, constant word and position rows")
+    got = _embed_case(fn, name, ids.tolist(), 2, [[i] * 4 for i in range(4)], [[t] * 4 for t in range(7)], S)
+    is_sep = (ids == 2).long()
+    upto, before = is_sep.cumsum(-1), is_sep.cumsum(-1) - is_sep  # [SEP]s up to t, and strictly before t
+    rows = lambda types: _t(S)[types.long()]  # noqa: E731  (B, T) types -> (B, T, 4): their segment rows
+    _expect(name, got, rows(token_types(ids, 2)),
+            bugs=[(rows(torch.zeros_like(ids)), "every token got segment row 0: the tokens after the first [SEP] "
+                                                "are sentence B, type 1"),
+                  (rows(before >= 1), "padding after the last [SEP] has type 0 (the tokenizer pads token_type_ids "
+                                      "with 0), and a row with one [SEP] is one sentence, type 0 throughout"),
+                  (rows(upto >= 1), "the first [SEP] closes sentence A, so it has type 0; B runs from the token "
+                                    "after it through the second [SEP]; padding is 0"),
+                  (rows(upto == 1), "the first [SEP] closes sentence A, so it has type 0; B starts after it"),
+                  (rows((before == 1) & (is_sep == 0)), "the second [SEP] closes sentence B: it has type 1, and "
+                                                         "padding after it type 0")],
+            hint="type 1 from the token after the first [SEP] through the second [SEP], 0 everywhere else")
+
+
 def _random_cases(fn) -> int:
-    """minibert's Embeddings in eval mode (no dropout), its weights handed to your function; returns
-    how many cases passed."""
+    """minibert's Embeddings in eval mode (no dropout), its weights handed to your function, on rows
+    laid out as the tokenizer lays them out (a pair or one sentence, then padding); returns how many
+    cases passed."""
     cases = [(2, 7, 1e-12), (3, 20, 1e-5), (1, 1, 0.5), (4, 13, 1e-12)]
+    CLS, SEP, PAD = 3, 4, 0
     for seed, (B, T, eps) in enumerate(cases):
         config = BertConfig(vocab_size=50, hidden_size=24, num_attention_heads=4, max_position_embeddings=20,
                             type_vocab_size=2, layer_norm_eps=eps)
@@ -130,13 +175,20 @@ def _random_cases(fn) -> int:
                 table.weight.copy_(torch.randn(table.weight.shape, generator=g))
             E.layer_norm.weight.copy_(1 + 0.5 * torch.randn(config.hidden_size, generator=g))
             E.layer_norm.bias.copy_(0.5 * torch.randn(config.hidden_size, generator=g))
-            input_ids = torch.randint(0, config.vocab_size, (B, T), generator=g)
-            token_type_ids = torch.randint(0, 2, (B, T), generator=g)
-            expected = E(input_ids, token_type_ids)
+            input_ids = torch.randint(5, config.vocab_size, (B, T), generator=g)  # ordinary pieces
+            for b in range(B):
+                n = int(torch.randint(1, T + 1, (), generator=g))  # real tokens, then padding
+                input_ids[b, n:] = PAD
+                input_ids[b, 0] = CLS
+                if n >= 2:
+                    input_ids[b, n - 1] = SEP
+                if n >= 4 and b % 2 == 0:  # a pair: a [SEP] inside too
+                    input_ids[b, int(torch.randint(1, n - 2, (), generator=g))] = SEP
+            expected = E(input_ids, token_types(input_ids, SEP))
             name = (f"random case {seed + 1}: B={B}, T={T}, H={config.hidden_size}, vocab {config.vocab_size}, "
-                    f"{config.max_position_embeddings} positions, eps={eps}, compared with minibert.model.Embeddings")
-            got = _call_pure(fn, name, {}, input_ids, token_type_ids, E.word_embeddings.weight,
-                             E.position_embeddings.weight, E.token_type_embeddings.weight, E.layer_norm.weight,
-                             E.layer_norm.bias, eps)
+                    f"{config.max_position_embeddings} positions, eps={eps}, sep_id {SEP}, input_ids "
+                    f"{input_ids.tolist() if B * T <= 32 else f'({B}, {T})'}, compared with minibert.model.Embeddings")
+            got = _call_pure(fn, name, {}, input_ids, SEP, E.word_embeddings.weight, E.position_embeddings.weight,
+                             E.token_type_embeddings.weight, E.layer_norm.weight, E.layer_norm.bias, eps)
         expect_close(name, got, expected, atol=1e-5)
     return len(cases)
