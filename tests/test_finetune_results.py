@@ -102,7 +102,8 @@ FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/cou
         "sentiment/course-pretrained-500": "sentiment/course-random-500",
         "sentiment/course-sentiment": "sentiment/course-random",
         "sentiment/course-sentiment-1000": "sentiment/course-random-1000",
-        "sentiment/course-nsp": "sentiment/course-random", "sentiment/course-nsp-1000": "sentiment/course-random-1000"}
+        "sentiment/course-nsp": "sentiment/course-random", "sentiment/course-nsp-1000": "sentiment/course-random-1000",
+        "sentiment/gpu-mini-pretrained-1000": "sentiment/gpu-mini-random-1000"}
 
 
 def fair_row(name: str) -> str:

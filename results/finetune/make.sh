@@ -70,6 +70,12 @@ run sentiment/course-nsp-1000 ${fair/--max-train-examples 2000/--max-train-examp
 mini="$claim --samples 1 --select-seeds 1 --seeds 8 --select-lr 1e-4,3e-4,1e-3,3e-3"
 run sentiment/gpu-mini-pretrained $mini --model results/gpu/course-mini
 run sentiment/gpu-mini-random     $mini --model results/gpu/course-mini --init random
+# The same at 1,000 labels, where the course model's gain shows: two samples, one train-slice run
+# per candidate rate, 5 seeds (about 17 CPU minutes an arm).
+mini1000="$claim --samples 2 --select-seeds 1 --seeds 5 --select-lr 1e-4,3e-4,1e-3,3e-3"
+mini1000="${mini1000/--max-train-examples 2000/--max-train-examples 1000}"
+run sentiment/gpu-mini-pretrained-1000 $mini1000 --model results/gpu/course-mini
+run sentiment/gpu-mini-random-1000     $mini1000 --model results/gpu/course-mini --init random
 # The feature-based way on the course model: the encoder frozen (its pooler too, which no NSP
 # trained), only a new classifier learns, each arm at its own rate chosen as above from larger
 # candidates (one linear layer needs larger steps than the whole network).
