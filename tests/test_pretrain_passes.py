@@ -65,9 +65,9 @@ def test_a_large_file_is_estimated_from_its_beginning(tmp_path, monkeypatch):
 
 def test_a_missing_corpus_says_how_to_make_one(tmp_path):
     lines = corpus_lines(recipe("base", train_corpus=str(tmp_path / "nothing.txt")))
-    assert lines[0] == (f"train corpus {tmp_path / 'nothing.txt'}: not there yet; `make setup` prepares the course "
-                        "corpus, and chapter 10 a large one (python -m minibert.corpus stream, then "
-                        "python -m minibert.pretrain.shards)")
+    assert lines[0] == (f"train corpus {tmp_path / 'nothing.txt'}: not there yet; `make setup` (or `python -m "
+                        "minibert.corpus prepare`) prepares the course corpus, and chapter 10 a large one (python -m "
+                        "minibert.corpus stream, then python -m minibert.pretrain.shards)")
     assert corpus_passes(recipe("base", train_corpus=str(tmp_path / "nothing.txt")))["passes"] is None
 
 
