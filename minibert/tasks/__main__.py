@@ -9,9 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..corpus.parts import write_text
 from ..hub import FetchError
-from .build import COURSE_TASKS, prepare
+from .build import COURSE_TASKS, prepare, write_file
 from .catalog import DATA_DIR, task_text
 from .common import SPLITS, TaskError
 
@@ -67,8 +66,7 @@ def text(args) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     out = args.out or (args.data_dir or DATA_DIR) / args.name / "train.txt"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_text(out, corpus)  # whole or not at all
+    write_file(out, corpus.encode("utf-8"))  # whole or not at all
     print(f"wrote {out}: {corpus.count(chr(10) * 2):,} documents, {len(corpus.split()):,} words of {args.name}'s "
           "train split, labels left out")
     return 0

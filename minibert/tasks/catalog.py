@@ -69,6 +69,12 @@ def check_usable(task: Task, examples: list[dict], split: str, where: str) -> No
                         "lacks them): is it the right file?")
 
 
+# The fields whose text a pre-training corpus gets, by kind (a tagging task's words, joined); never
+# a label, an answer or a choice's endings, which would give the labels away.
+TEXT_FIELDS = {"sentence": ("text",), "pair": ("text", "text_pair"), "tagging": ("words",), "span": ("context",),
+               "choice": ("context",)}
+
+
 def task_text(name: str, data_dir: str | os.PathLike | None = None) -> str:
     """A task's training text without its labels, as a pre-training corpus (BERT's format: a line per
     sentence or field, a blank line between documents), each example one document, repeats once.
@@ -76,13 +82,12 @@ def task_text(name: str, data_dir: str | os.PathLike | None = None) -> str:
     Task-adaptive pre-training (Gururangan et al. 2020) goes on with the masked LM over this text
     before fine-tuning. Only the train split: dev and test are what the model is scored on, so their
     text must stay unseen, as their labels do."""
-    task = get_task(name)
+    fields = TEXT_FIELDS[get_task(name).kind]
     documents = {}  # a dict keeps the first of repeats, in order (a span task's context serves many questions)
-    for example in load_task(name, "train", data_dir):
-        lines = {"sentence": [example.get("text")], "pair": [example.get("text"), example.get("text_pair")],
-                 "tagging": [" ".join(example.get("words", ()))], "span": [example.get("context")],
-                 "choice": [example.get("context")]}[task.kind]
-        document = "\n".join(" ".join(str(line).split()) for line in lines if line and str(line).strip())
+    for example in load_task(name, "train", data_dir):  # checked: every field is there
+        values = (example[f] for f in fields)
+        lines = (" ".join((" ".join(v) if isinstance(v, list) else v).split()) for v in values)  # squeezed
+        document = "\n".join(line for line in lines if line)
         if document:
             documents[document] = None
     return "".join(f"{document}\n\n" for document in documents)

@@ -11,6 +11,13 @@ cd "$(dirname "$0")/../.."
 PY=${PYTHON:-.venv/bin/python}
 ONLY=${1:-}
 
+lacks() {  # lacks RUN NAME...: whether runs/RUN/final is missing while a NAME asked for is not stored
+  local folder=$1; shift
+  [[ -d runs/$folder/final ]] && return 1
+  for name; do [[ $name == ${ONLY}* && ! -f results/finetune/$name.json ]] && return 0; done
+  return 1
+}
+
 run() {  # run NAME FLAGS...: fine-tune, and store the runs with their provenance as NAME
   local name=$1; shift
   [[ $name == ${ONLY}* ]] || return 0
@@ -43,25 +50,21 @@ run sentiment/course-random-500      ${fair/--max-train-examples 2000/--max-trai
 # snippets, labels left out (task-adaptive pre-training, Gururangan et al. 2020),
 # then the same fair comparison at 2,000 and 1,000 labels, against the same random twins. (Its
 # masked LM, 2.7 minutes, is run first when a result needs it and runs/ lacks it.)
-for name in sentiment/course-sentiment sentiment/course-sentiment-1000; do
-  if [[ $name == ${ONLY}* && ! -f results/finetune/$name.json && ! -d runs/course-sentiment/final ]]; then
-    "$PY" -m minibert.tasks text sentiment
-    "$PY" -m minibert.pretrain --config course-sentiment --no-progress
-    cp runs/course-sentiment/log.jsonl results/pretrain/course-sentiment-log.jsonl  # its curve, kept
-  fi
-done
+if lacks course-sentiment sentiment/course-sentiment sentiment/course-sentiment-1000; then
+  "$PY" -m minibert.tasks text sentiment
+  "$PY" -m minibert.pretrain --config course-sentiment --no-progress
+  cp runs/course-sentiment/log.jsonl results/pretrain/course-sentiment-log.jsonl  # its curve, kept
+fi
 run sentiment/course-sentiment      $fair --model runs/course-sentiment/final
 run sentiment/course-sentiment-1000 ${fair/--max-train-examples 2000/--max-train-examples 1000} --model runs/course-sentiment/final
 # A [CLS] vector that an objective trained: the course model pre-trained without next sentence
 # prediction, so its pooler learnt nothing; 1,500 more steps of phase 2 with NSP on (the paper's
 # objective, MLM + NSP) give the classifier a trained [CLS] and pooler, then the same comparisons.
-for name in sentiment/course-nsp sentiment/course-nsp-1000; do
-  if [[ $name == ${ONLY}* && ! -f results/finetune/$name.json && ! -d runs/course-nsp/final ]]; then
-    "$PY" -m minibert.pretrain --config course-128 --init-from models/course --nsp --max-steps 1500 \
-      --warmup-steps 100 --out-dir runs/course-nsp --no-progress
-    cp runs/course-nsp/log.jsonl results/pretrain/course-nsp-log.jsonl  # its curve, kept
-  fi
-done
+if lacks course-nsp sentiment/course-nsp sentiment/course-nsp-1000; then
+  "$PY" -m minibert.pretrain --config course-128 --init-from models/course --nsp --max-steps 1500 \
+    --warmup-steps 100 --out-dir runs/course-nsp --no-progress
+  cp runs/course-nsp/log.jsonl results/pretrain/course-nsp-log.jsonl  # its curve, kept
+fi
 run sentiment/course-nsp      $fair --model runs/course-nsp/final
 run sentiment/course-nsp-1000 ${fair/--max-train-examples 2000/--max-train-examples 1000} --model runs/course-nsp/final
 # And further: the course recipe at the mini sizes (L4/H256), 3.5 minutes on a GPU (results/gpu/),

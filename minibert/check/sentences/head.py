@@ -47,11 +47,11 @@ MISTAKES = [
 ]
 
 
-def _compare(name, fn, h, Wp, bp, W, b, expected):
-    inputs = [h, Wp, bp, W, b]
+def _call(name, fn, inputs):
+    """fn once, on copies of `inputs`; what it raised named, and (got, the copies) returned."""
     copies = [x.clone() for x in inputs]
     try:
-        got = fn(*copies)
+        return fn(*copies), copies
     except NotImplementedError:
         raise
     except RuntimeError as e:  # a shape mismatch, usually a weight used the wrong way round
@@ -59,8 +59,10 @@ def _compare(name, fn, h, Wp, bp, W, b, expected):
         raise ExerciseError(f"{name}: your function raised RuntimeError: {e}{hint}") from e
     except Exception as e:
         raise ExerciseError(f"{name}: your function raised {type(e).__name__}: {e}") from e
-    if any(not torch.equal(c, x) for c, x in zip(copies, inputs)):
-        raise ExerciseError(f"{name}: your function changed its inputs in place; compute new tensors")
+
+
+def _compare(name, got, h, Wp, bp, W, b, expected):
+    """The logits received against the expected ones, naming the mistake that gives them."""
     if isinstance(got, torch.Tensor) and got.shape == expected.shape and not torch.allclose(
             got.detach().to(expected.dtype), expected, atol=1e-5, rtol=1e-4):
         for hint, kw in MISTAKES:
@@ -141,11 +143,14 @@ def _check_loss(name, fn, h, Wp, bp, W, b, labels, expected_logits, expected_los
     """The logits first (with their own mistakes named), then the loss of this kind of labels."""
     kind = problem_type(None, W.shape[0], labels)
     name = f"{name}; {KINDS[kind]}"
-    kept = labels.clone()
-    _compare(name, lambda *w: _pair(name, fn(*w, labels))[0], h, Wp, bp, W, b, expected_logits)
-    if not torch.equal(labels, kept):
+    inputs = [h, Wp, bp, W, b, labels]
+    got, copies = _call(name, fn, inputs)
+    if any(not torch.equal(c, x) for c, x in zip(copies[:5], inputs)):
+        raise ExerciseError(f"{name}: your function changed its inputs in place; compute new tensors")
+    logits, loss = _pair(name, got)
+    _compare(name, logits, h, Wp, bp, W, b, expected_logits)
+    if not torch.equal(copies[5], labels):
         raise ExerciseError(f"{name}: your function changed the labels in place; compute new tensors")
-    _, loss = _pair(name, fn(h.clone(), Wp.clone(), bp.clone(), W.clone(), b.clone(), labels.clone()))
     if not isinstance(loss, torch.Tensor):
         raise ExerciseError(f"{name}: the loss must be a tensor (backward() needs one), received {type(loss).__name__}")
     if loss.dim() != 0:
