@@ -77,11 +77,18 @@ def read(path: Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def budget_differences(stored: dict, budget: Budget) -> dict:
+    """{field: (stored, now)} where a stored budget differs from `budget`. A field added to Budget
+    since the file was written counts as its default (what the file's run did)."""
+    now, defaults = budget.to_dict(), Budget(budget.name).to_dict()
+    stored = {**{k: defaults[k] for k in now if k not in stored}, **stored}
+    return {k: (v, now.get(k)) for k, v in stored.items() if now.get(k) != v}
+
+
 def check_budget(path: Path, budget: Budget) -> None:
     """Refuse to add cells made under another budget to a file (its cells would not compare)."""
     doc = read(path)
-    if doc is not None and doc["budget"] != budget.to_dict():
-        differ = {k: (v, budget.to_dict().get(k)) for k, v in doc["budget"].items() if budget.to_dict().get(k) != v}
+    if doc is not None and (differ := budget_differences(doc["budget"], budget)):
         raise ResultsError(f"{path} holds cells of another budget ("
                            + ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in differ.items())
                            + "); give another --results folder, or delete the file to start it again")
