@@ -151,3 +151,24 @@ def test_findings_are_said_in_words(chapter):
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     found = re.findall(r"[^\n]*(?:printed above|\basserted\b)[^\n]*", prose)
     assert not found, f"{path.name}: say the finding instead of: {found[:3]}"
+
+
+MAIN_LINE_WORDS = 3000  # about an hour's reading with the code and figures: the rest is folded
+
+
+def main_line_words(nb) -> int:
+    """The words a learner reads on a chapter's main line: its markdown outside folded sections
+    (`<details>…</details>`, "For implementers"), without HTML tags and link targets."""
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    prose = re.sub(r"<details>.*?</details>", " ", prose, flags=re.S)
+    prose = re.sub(r"<[^>]+>", " ", prose)
+    prose = re.sub(r"\]\([^)]*\)", "]", prose)  # [text](target): the text is read, the target is not
+    return len([w for w in prose.split() if re.search(r"\w", w)])
+
+
+def test_the_main_line_reads_in_about_an_hour(chapter):
+    path, nb = chapter
+    words = main_line_words(nb)
+    assert words <= MAIN_LINE_WORDS, (
+        f"{path.name}: {words:,} words outside folded sections (at most {MAIN_LINE_WORDS:,}); fold implementer "
+        "detail into a <details><summary>For implementers: …</summary> section, or say it in fewer words")
