@@ -268,6 +268,23 @@ def weighted_first_four(hidden_states, mix, scale):
     return scale * torch.einsum("n,nbth->bth", mix.softmax(0), torch.stack(hidden_states[:len(mix)]))
 
 
+def concat_layers_one_to_four(hidden_states):  # the first four layers after the embeddings
+    return torch.cat(hidden_states[1:5], dim=-1)
+
+
+def concat_interleaved(hidden_states):  # stacked on the last axis, then flattened: numbers interleaved
+    return torch.stack(hidden_states[-4:], dim=-1).flatten(-2)
+
+
+def weighted_in_place(hidden_states, mix, scale):  # sums into the caller's lowest state
+    weights, states = mix.softmax(0), hidden_states[-len(mix):]
+    out = states[0]
+    out *= weights[0]
+    for w, h in zip(weights[1:], states[1:]):
+        out += w * h
+    return scale * out
+
+
 @pytest.mark.parametrize("checker, style", [("concat_last_four", concat_list), ("concat_last_four", concat_stack_reshape),
                                             ("weighted_sum_last_four", weighted_einsum),
                                             ("weighted_sum_last_four", weighted_loop)])
@@ -288,6 +305,9 @@ def test_layer_features_accept(checker, style, capsys):
     ("weighted_sum_last_four", weighted_no_scale, r"scale γ is missing"),
     ("weighted_sum_last_four", weighted_reversed, r"reverse order"),
     ("weighted_sum_last_four", weighted_first_four, r"L=12.*\*top\* four"),
+    ("concat_last_four", concat_layers_one_to_four, r"L=12.*layers 1 to 4 \(hidden_states\[1:5\]\)"),
+    ("concat_last_four", concat_interleaved, r"L=12.*interleaved number by number"),
+    ("weighted_sum_last_four", weighted_in_place, r"L=12.*changed the hidden states, mix or scale"),
 ])
 def test_layer_features_reject(checker, bug, message):
     with pytest.raises(ExerciseError, match=message):

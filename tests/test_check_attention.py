@@ -275,6 +275,15 @@ def attention_assumes_square_scores(q, k, v, key_mask=None):
     return probs @ v, probs
 
 
+def attention_padding_at_the_end(q, k, v, key_mask=None):  # hides the keys after each row's count of real ones
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        real = key_mask.long().sum(-1)[:, None, None, None]  # (B, 1, 1, 1)
+        scores = scores.masked_fill(torch.arange(k.shape[-2]) >= real, torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
 def attention_einsum(q, k, v, key_mask=None):  # correct, another style
     scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / q.shape[-1] ** 0.5
     if key_mask is not None:
@@ -657,6 +666,7 @@ BUGS = [
     ("scaled_attention", attention_mask_lined_up_with_heads, r"lines up its B axis with the heads"),
     ("scaled_attention", attention_minus_infinity, r"all-padding sequence\n.*-inf"),
     ("scaled_attention", attention_scales_the_callers_query, r"changed its argument 1 in place"),
+    ("scaled_attention", attention_padding_at_the_end, r"(?s)padded on the left.*as if padding were always at the end"),
     ("scaled_attention", attention_transpose_with_T, r"k.T on a 4-D tensor reverses all four axes"),
     ("scaled_attention", attention_assumes_square_scores, r"T_q=1, T_k=3|T_q = 1.*raised"),
     ("padding_mask", mask_on_queries, r"received shape \(2, 1, 3, 1\)\n.*masks the queries"),

@@ -278,6 +278,26 @@ def steps_not_fewest(batch_size, seq_len, processes, micro_batch_tokens):  # alw
     return max(2, int(steps_divisors(batch_size, seq_len, processes, micro_batch_tokens)))
 
 
+def steps_rounded_fit(batch_size, seq_len, processes, micro_batch_tokens):  # 3.9 sequences rounded to 4
+    return int(steps_divisors(batch_size, 1, processes, round(micro_batch_tokens / seq_len)))
+
+
+def steps_divide_the_batch(batch_size, seq_len, processes, micro_batch_tokens):  # g divides the batch, not the share
+    share, fits = batch_size // processes, micro_batch_tokens // seq_len
+    return next(g for g in range(1, batch_size + 1) if batch_size % g == 0 and share / g <= fits)
+
+
+def steps_powers_of_two(batch_size, seq_len, processes, micro_batch_tokens):
+    share, fits, g = batch_size // processes, micro_batch_tokens // seq_len, 1
+    while share // g > fits or share % g:
+        g *= 2
+    return g
+
+
+def steps_times_processes(batch_size, seq_len, processes, micro_batch_tokens):
+    return int(steps_divisors(batch_size * processes, seq_len, 1, micro_batch_tokens))
+
+
 @pytest.mark.parametrize("style", [steps_divisors, steps_from_micro])
 def test_accumulation_steps_accepts(style, capsys):
     check.accumulation_steps(style)
@@ -291,6 +311,10 @@ def test_accumulation_steps_accepts(style, capsys):
     (steps_fits, r"(?s)phase 1 on one GPU.*received 256.*how many sequences fit"),
     (steps_fraction, r"expected a whole number"),
     (steps_not_fewest, r"(?s)phase 1 on one GPU.*fewer do too"),
+    (steps_rounded_fit, r"(?s)not 3\.9.*received 3.*round\(micro_batch_tokens / seq_len\) rounds"),
+    (steps_divide_the_batch, r"(?s)3 processes × 32.*received 3.*divide the whole batch evenly, but not"),
+    (steps_powers_of_two, r"(?s)6 passes of 8.*received 8.*only powers of two"),
+    (steps_times_processes, r"(?s)8 GPUs.*received 32.*batch_size × processes"),
 ])
 def test_accumulation_steps_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

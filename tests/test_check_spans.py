@@ -107,6 +107,23 @@ def span_in_place(start, end, mask, max_len):
     return span_search(start, end, mask, max_len)
 
 
+def span_finite_fill(start, end, mask, max_len, fill=-1e9):  # forbidden pairs filled with a finite number
+    T = len(start)
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j >= i) & (j - i < max_len) & mask[:, None] & mask[None, :]
+    scores = torch.where(allowed, start[:, None] + end[None, :], torch.tensor(fill))
+    a, b = divmod(int(scores.argmax()), T)
+    return a, b, float(scores[a, b])
+
+
+def span_greedy(start, end, mask, max_len):  # the best start, then the best end allowed after it
+    i = int(start.masked_fill(~mask, float("-inf")).argmax())
+    e = end.masked_fill(~mask, float("-inf"))
+    e[:i], e[i + max_len:] = float("-inf"), float("-inf")
+    j = int(e.argmax())
+    return i, j, float(start[i] + end[j])
+
+
 @pytest.mark.parametrize("style", [SOLUTIONS["my_best_span"], span_loops])
 def test_best_span_accepts(style, capsys):
     check.best_span(style)
@@ -125,6 +142,9 @@ def test_best_span_accepts(style, capsys):
     (span_in_place, r"changed its inputs"),
     (span_from_zero, r"(?s)every score is negative.*start the search from -inf"),
     (lambda s, e, m, k: span_from_zero(s, e, m, k, first=(0, 0)), r"(?s)every score is negative.*from -inf"),
+    (span_finite_fill, r"(?s)logits as low as -3e9.*-1e\+09 is not its score.*filled with"),
+    (lambda s, e, m, k: span_finite_fill(s, e, m, k, fill=-1e4), r"(?s)logits as low as -3e9.*filled with"),
+    (span_greedy, r"(?s)random case.*the best start first, then the best end"),
 ])
 def test_best_span_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -219,6 +239,25 @@ def f1_regex_tokens(prediction, gold):  # re.findall on a translate()d string, n
     return np.float64(0.0 if not shared else 2 * shared / (len(p) + len(g)))
 
 
+def f1_pattern(prediction, gold, *, punctuation="regex", articles=r"\b(a|an|the)\b"):
+    """Punctuation deleted by [^\\w\\s] (or replaced by spaces, or deleted as SQuAD does), articles by `articles`."""
+    def norm(s):
+        s = s.lower()
+        if punctuation == "regex":
+            s = re.sub(r"[^\w\s]", "", s)
+        else:
+            s = "".join((" " if punctuation == "spaces" else "") if c in string.punctuation else c for c in s)
+        return re.sub(articles, " ", s).split()
+    return _f1_tokens(norm(prediction), norm(gold))
+
+
+def _f1_tokens(p, g):
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    return 0.0 if not shared else 2 * shared / (len(p) + len(g))
+
+
 def f1_no_empty_rule(prediction, gold):
     p, g = (re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation)).split()
             for s in (prediction, gold))
@@ -240,6 +279,10 @@ def test_squad_f1_accepts(style, capsys):
     (lambda p, g: f1(p, g, empty=0.0), r"(?s)hand case prediction='', gold=''.*that is a match, F1 = 1"),
     (f1_no_empty_rule, r"(?s)ZeroDivisionError.*1 if both are empty"),
     (lambda p, g: f1(p, g, percent=True), r"a percentage"),
+    (f1_pattern, r"(?s)snake_case.*expected 1.*received 0.*a pattern such as .*keeps '_'"),
+    (lambda p, g: f1_pattern(p, g, punctuation="spaces"), r"(?s)don't.*received 0.*hint: punctuation was replaced by a space"),
+    (lambda p, g: f1_pattern(p, g, punctuation="squad", articles=r"^\s*(a|an|the)\b"),
+     r"only an article at the start was removed"),
 ])
 def test_squad_f1_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -24,7 +24,8 @@ def _concat_ref(hidden_states, *, order=1, layers=None, join="cat"):
     states = _chosen(hidden_states, layers)[::order]
     if join == "cat":
         return torch.cat(states, dim=-1)  # (B, T, n·H): as FeatureTagger reshapes (B, T, n, H)
-    return {"stack": lambda: torch.stack(states, 2), "sum": lambda: sum(states), "tokens": lambda: torch.cat(states, 1),
+    return {"stack": lambda: torch.stack(states, 2), "interleave": lambda: torch.stack(states, -1).flatten(-2),
+            "sum": lambda: sum(states), "tokens": lambda: torch.cat(states, 1),
             "mean": lambda: sum(states) / len(states)}[join]()
 
 
@@ -35,6 +36,7 @@ def _weighted_ref(hidden_states, mix, scale, *, softmax=True, use_scale=True, or
 
 
 FIRST_FOUR = lambda L: list(range(min(4, L + 1)))  # noqa: E731
+LAYERS_1_TO_4 = lambda L: list(range(1, min(5, L + 1)))  # noqa: E731  hidden_states[1:5]
 BELOW_TOP = lambda L: list(range(max(0, L - 4), L))  # noqa: E731  one too low: the last layer left out
 EVERY = lambda L: list(range(L + 1))  # noqa: E731
 CONCAT_MISTAKES = [
@@ -42,11 +44,15 @@ CONCAT_MISTAKES = [
      dict(order=-1)),
     ("these are the embeddings and the first layers; the paper concatenates the *top* four (hidden_states[-4:])",
      dict(layers=FIRST_FOUR)),
+    ("these are layers 1 to 4 (hidden_states[1:5]), the bottom of the encoder; the paper concatenates the *top* "
+     "four (hidden_states[-4:])", dict(layers=LAYERS_1_TO_4)),
     ("the last layer is missing: hidden_states[-1] is the last layer's output, and it is one of the four",
      dict(layers=BELOW_TOP)),
     ("this concatenates every hidden state, the embeddings included; take the last four", dict(layers=EVERY)),
     ("these are stacked on a new axis (B, T, 4, H); concatenate along the hidden axis: torch.cat(..., dim=-1)",
      dict(join="stack")),
+    ("the four are interleaved number by number (stacked on the last axis, then reshaped); torch.cat(..., dim=-1) "
+     "puts each layer's H numbers side by side", dict(join="interleave")),
     ("these are concatenated along the tokens; concatenate along the hidden axis (dim=-1)", dict(join="tokens")),
     ("this is a sum of the four; concatenation keeps each layer's vector side by side", dict(join="sum")),
     ("this is a mean of the four; concatenation keeps each layer's vector side by side", dict(join="mean")),
@@ -92,8 +98,8 @@ def _diagnose(name, got, expected, mistakes, ref, hidden_states, *args):
         for hint, kw in mistakes:
             if same(got, ref(hidden_states, *args, **kw)):
                 raise ExerciseError(f"{name}: {hint}")
-    expect_close(name, got, expected, hint="take the top four states of *this* model, counted from the end "
-                 "(hidden_states[-4:]): the models here have 12, 4, 2 and 6 layers")
+    expect_close(name, got, expected, hint="the top n = min(4, L + 1) states of *this* model, counted from the end "
+                 "(hidden_states[-4:]; the models here have 12, 4, 2 and 6 layers), and for the sum n weights in mix")
 
 
 def concat_last_four(fn) -> None:
@@ -115,7 +121,12 @@ def weighted_sum_last_four(fn) -> None:
         mix = torch.linspace(-1.0, 1.5, n) * (1 if k % 2 else -1)  # unequal weights, so order and softmax show
         scale = torch.tensor(0.5 + k)
         case = f"{name}, mix={[round(x, 3) for x in mix.tolist()]}, scale={scale.item()}"
-        got = call(fn, case, tuple(s.clone() for s in states), mix.clone(), scale.clone())
+        given = (tuple(s.clone() for s in states), mix.clone(), scale.clone())
+        got = call(fn, case, *given)
+        if not (all(torch.equal(a, b) for a, b in zip(given[0], states)) and torch.equal(given[1], mix)
+                and torch.equal(given[2], scale)):
+            raise ExerciseError(f"{case}: your function changed the hidden states, mix or scale it was given "
+                                "(out = states[0]; out *= w changes states[0] itself); build a new tensor")
         _diagnose(case, got, _weighted_ref(states, mix, scale), WEIGHTED_MISTAKES, _weighted_ref, states, mix, scale)
     passed("weighted_sum_last_four", f"{len(_cases())} models give FeatureTagger's weighted sum of the top four "
                                      "hidden states (softmax of the mix, times the scale)")

@@ -29,6 +29,8 @@ def _probs(q, k, key_mask=None, *, scale=None, dim=-1, where="keys", after=False
     if key_mask is None:
         return scores.softmax(dim)
     m = key_mask.bool()
+    if where == "prefix":  # each row's real keys counted, and the keys after them hidden: padding assumed on the right
+        m, where = torch.arange(m.shape[-1]) < m.sum(-1, keepdim=True), "keys"
     m = ~m if inverted else m
     m = m[:1].expand_as(m) if first else m
     m = {"keys": m[:, None, None, :], "queries": m[:, None, :, None], "heads": m[:, None, :]}[where]
@@ -41,8 +43,9 @@ def _mistakes(q, k, key_mask):
     """(what the mistake gives, its message) for the mistakes learners make in this exercise."""
     nh, hs = q.shape[1], q.shape[-1]
     return [
-        (lambda: _probs(q, k, key_mask, scale=1.0), "your scores are √d too large: divide q·kᵀ by √d, d = hs = "
-                                                   "q.shape[-1]"),
+        (lambda: _probs(q, k, key_mask, scale=1.0), "your scores are √d too large (not divided, or divided by "
+                                                   "something that is 1 here, such as √nh with one head): divide "
+                                                   "q·kᵀ by √d, d = hs = q.shape[-1]"),
         (lambda: _probs(q, k, key_mask, scale=1 / hs), "you divided the scores by d; divide by √d"),
         (lambda: _probs(q, k, key_mask, scale=(nh * hs) ** -0.5),
          "you divided by √(nh·hs), the square root of the hidden size H; d is the size of one head, "
@@ -61,6 +64,9 @@ def _mistakes(q, k, key_mask):
                                                         "(B, 1, 1, T_k)"),
         (lambda: _probs(q, k, key_mask, after=True), "you masked the probabilities after the softmax, so rows no "
                                                      "longer sum to 1; mask the scores before it"),
+        (lambda: _probs(q, k, key_mask, where="prefix"), "you hid the keys after each row's count of real tokens, as "
+                                                         "if padding were always at the end; here it is on the left: "
+                                                         "hide exactly the keys where key_mask is False/0"),
     ]
 
 
@@ -207,9 +213,12 @@ def _random_cases(fn) -> int:
             (3, 2, 6, 6, 16, [6, 4, 2], torch.long, torch.float32),
             (3, 4, 7, 7, 6, [7, 5, 1], torch.bool, torch.float32),
             (3, 3, 4, 9, 8, [9, 3, 6], torch.bool, torch.float32),
-            (2, 2, 6, 3, 4, [3, 2], torch.long, torch.float64)]):
+            (2, 2, 6, 3, 4, [3, 2], torch.long, torch.float64),
+            (3, 2, 4, 7, 8, [-7, -4, -2], torch.bool, torch.float32)]):  # a negative length: padded on the left
         g = torch.Generator().manual_seed(100 + seed)
-        mask = None if lengths is None else (torch.arange(Tk)[None, :] < torch.tensor(lengths)[:, None])  # (B, T_k)
+        mask = None if lengths is None else (torch.arange(Tk)[None, :] < torch.tensor(lengths).abs()[:, None])
+        if lengths is not None and min(lengths) < 0:
+            mask = mask.flip(-1)  # (B, T_k), the real tokens at the end, as left-padding tokenizers put them
         attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T_k), True = may attend
         minibert_probs = None
         if kind is torch.bool and Tq == Tk:  # q, k, v from a minibert SelfAttention, with its probabilities
@@ -232,6 +241,8 @@ def _random_cases(fn) -> int:
             assert torch.allclose(expected_probs, minibert_probs, atol=1e-6)
         key_mask = None if mask is None else mask.to(kind)
         masked = "no key_mask" if mask is None else f"key_mask of dtype {kind} with real lengths {lengths}"
+        if mask is not None and min(lengths) < 0:
+            masked = f"key_mask of dtype {kind}, padded on the left, real lengths {[-n for n in lengths]}"
         name = (f"random case {random + 1}: B={B}, nh={nh}, T_q={Tq}, T_k={Tk}, hs={hs}, {dtype}, {masked}; "
                 f"{source}")
         hints = dict(SHAPE_ERRORS)

@@ -34,8 +34,11 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
     hint = ""
     if other.startswith("encoder.layer.") and not other.startswith(f"encoder.layer.{i}."):
         j = int(other.split(".")[2])
-        hint = (f"that is layer {j}'s tensor, not layer {i}'s: the checkpoint numbers its layers from 0, "
-                "as minibert's encoder.layers does")
+        hint = f"that is layer {j}'s tensor, not layer {i}'s"
+        if j == 0:  # layer 0 passed, so the name holds a 0 where the layer's number goes
+            hint += " (layer 0 passed): write the layer's number i into the name, f\"encoder.layer.{i}.\", not 0"
+        elif abs(j - i) == 1:
+            hint += ": the checkpoint numbers its layers from 0, as minibert's encoder.layers does"
     elif other.rsplit(".", 1)[0] == key.rsplit(".", 1)[0]:
         hint = ("weight and bias swapped: a LayerNorm's weight is its scale γ (gamma), its bias the shift β "
                 "(beta); a linear map's weight is the matrix, its bias the vector")

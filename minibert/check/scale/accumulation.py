@@ -21,13 +21,28 @@ HAND = [
     (256, 128, 1, 12_800, 4, "room for 100 sequences: 3 passes would need 85⅓ sequences each; 4 passes of 64 "
                              "is the fewest that divides 256 evenly"),
     (96, 128, 2, 1_024, 6, "2 processes × 48 sequences, 8 fit per pass: 6 passes of 8"),
+    (12, 512, 1, 2_000, 4, "2,000 tokens hold 3 sequences of 512, not 3.9: a pass holds whole sequences, "
+                           "micro_batch_tokens // seq_len; 4 passes of 3"),
+    (96, 128, 3, 1_408, 4, "3 processes × 32 sequences, 11 fit per pass: 3 passes would split the batch of 96 "
+                           "evenly but not a process's 32; 4 passes of 8"),
 ]
+
+
+def _fewest(share: int, fits: float) -> int:
+    """The fewest passes that divide `share` sequences with at most `fits` in each."""
+    return next(g for g in range(1, share + 1) if share % g == 0 and share // g <= fits)
 
 
 def _guesses(batch_size, seq_len, processes, micro_batch_tokens) -> list[tuple[float, str]]:
     """(a value, the mistake that gives it)."""
     per_process, fits = batch_size // processes, micro_batch_tokens // seq_len
     return [
+        (_fewest(per_process, max(round(micro_batch_tokens / seq_len), 1)),
+         "round(micro_batch_tokens / seq_len) rounds a fraction of a sequence up: a pass holds "
+         "micro_batch_tokens // seq_len whole sequences (round down), or it is over the budget"),
+        (next(g for g in range(1, per_process + 1) if batch_size % g == 0 and per_process / g <= fits),
+         "these passes divide the whole batch evenly, but not each process's share of batch_size / processes "
+         "sequences: g must divide the share"),
         (math.ceil(per_process / max(fits, 1)),
          "ceil(sequences / fitting) passes need not divide the process's sequences evenly: every micro-batch must "
          "hold the same number of sequences, so take the fewest passes g that divide them with at most `fitting` in each"),
@@ -45,7 +60,28 @@ def _guesses(batch_size, seq_len, processes, micro_batch_tokens) -> list[tuple[f
          "a fraction of a pass: the count of passes is a whole number, each holding whole sequences"),
         (fits, "this is how many sequences fit in one pass (micro_batch_tokens // seq_len), not how many passes "
                "a step needs"),
+        (next(g for g in (2 ** e for e in range(per_process.bit_length() + 1))
+              if g >= per_process or (per_process % g == 0 and per_process // g <= fits)),
+         "only powers of two were tried: the fewest passes may be 3, 5, 6, ...; try every g that divides the share"),
+        (_fewest(batch_size * processes, max(fits, 1)),
+         "batch_size × processes sequences: batch_size is the whole step's, shared by the processes, so each runs "
+         "batch_size / processes"),
     ]
+
+
+def _hint(fn, args, got) -> str:
+    """The mistake that gives `got` here and your function's result on every hand case; when one number
+    fits several mistakes and the hand cases do not tell them apart, all of them."""
+    here = [k for k, (value, _) in enumerate(_guesses(*args)) if value == got]
+    if len(here) > 1:
+        try:
+            results = [(h[:4], fn(*h[:4])) for h in HAND]
+        except Exception:  # noqa: BLE001  (the hand cases only narrow the hint down)
+            results = []
+        here = [k for k in here if all(_guesses(*a)[k][0] == r for a, r in results)] or here
+    hints = [_guesses(*args)[k][1] for k in here]
+    return hints[0] if len(hints) == 1 else ("this is what each of these mistakes gives here: " + "; or ".join(hints)
+                                             if hints else "")
 
 
 def _case(fn, name, args, expected):
@@ -55,7 +91,7 @@ def _case(fn, name, args, expected):
     if int(got) == expected:
         return
     batch_size, seq_len, processes, tokens = args
-    hint = next((h for value, h in _guesses(*args) if value == got and value != expected), "")
+    hint = _hint(fn, args, got)
     if not hint and 0 < got and (batch_size // processes) % got == 0:
         micro = batch_size // processes // int(got)
         hint = (f"{int(got)} passes of {micro} sequences = {micro * seq_len:,} tokens each, over the budget of "

@@ -12,9 +12,14 @@ from ...heads.question_answering import best_spans
 from ..common import ExerciseError, short, as_float, call, passed
 
 
-def _search(start, end, mask, max_len, *, backwards=False, no_limit=False, one_more=False, mask_ends="both"):
+def _search(start, end, mask, max_len, *, backwards=False, no_limit=False, one_more=False, mask_ends="both",
+            greedy=False):
     """(i, j, score) by brute force; the keyword arguments make the usual mistakes."""
     T, best = len(start), (None, None, -math.inf)
+    if greedy:  # the best start first, then the best end allowed after it
+        i = max((t for t in range(T) if mask[t]), key=lambda t: start[t])
+        j = max((t for t in range(i, min(T, i + max_len)) if mask[t]), key=lambda t: end[t])
+        return i, j, float(start[i] + end[j])
     limit = math.inf if no_limit else max_len + (1 if one_more else 0)
     for i in range(T):
         for j in range(T):
@@ -37,6 +42,8 @@ MISTAKES = [
      dict(mask_ends="none")),
     ("the end may fall outside the passage (on [SEP] or the question); mask the end as well as the start",
      dict(mask_ends="start")),
+    ("the best start first, then the best end after it: the best pair need not contain the best start; compare "
+     "every allowed pair's start_logits[i] + end_logits[j]", dict(greedy=True)),
 ]
 
 # (start logits, end logits, passage positions, max_answer_length, lesson); [CLS] is position 0.
@@ -49,6 +56,9 @@ HAND = [
      "[CLS] (0, 0) scores 10, the question (1, 2) 8 and (4, 7) ends on [SEP]: the passage's best is (4, 5), 3.0"),
     ([-1, -2, -3, -5, -4, -6, -2, -1], [-1, -3, -2, -6, -5, -4, -3, -1], (3, 6), 30,
      "every score is negative, as logits often are: the best span still exists, (6, 6) at -5.0"),
+    ([0, 0, 0, -3e9, -1e9, -2e9, 0], [0, 0, 0, -2e9, -3e9, -1e9, 0], (3, 5), 30,
+     "logits as low as -3e9: a forbidden pair filled with -1e4 or -1e9 outscores every allowed one (-2e9 at best, "
+     "(4, 5)); fill with float('-inf')"),
 ]
 ALL_NEGATIVE = ("every span scores below 0 here: start the search from -inf (or from the first allowed span), "
                 "not from 0, or no span ever beats the starting value")
@@ -82,8 +92,13 @@ def _check(fn, name, start, end, mask, max_len):
     assert _search(start.tolist(), end.tolist(), mask.tolist(), max_len)[:2] == (ref_i, ref_j)  # keeps the checker honest
     if (i, j) == (ref_i, ref_j) and math.isclose(score, ref_score, rel_tol=1e-5, abs_tol=1e-5):
         return
+    allowed = 0 <= i <= j < len(start) and j - i + 1 <= max_len and bool(mask[i]) and bool(mask[j])
     if (i, j) == (ref_i, ref_j):
         hint = "the right span, the wrong score: the score is start_logits[i] + end_logits[j]"
+    elif not allowed and 0 <= i < len(start) and 0 <= j < len(start) and score > ref_score and not math.isclose(
+            score, float(start[i] + end[j]), rel_tol=1e-5, abs_tol=1e-5):
+        hint = (f"({i}, {j}) is not allowed, and {score:.4g} is not its score start[{i}] + end[{j}]: it is the value "
+                "your forbidden pairs were filled with, which beats the allowed ones here; fill with float('-inf')")
     else:
         hint = next((h for h, kw in MISTAKES
                      if _search(start.tolist(), end.tolist(), mask.tolist(), max_len, **kw)[:2] == (i, j)), "")

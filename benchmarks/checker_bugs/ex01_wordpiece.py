@@ -1,0 +1,287 @@
+"""Exercise 1.1 (my_basic_words): learners' tokenizers with one mistake each, and correct ones in other styles.
+
+Split rule (fixed before any checker changed): within the exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import string
+import unicodedata
+
+from minibert.tokenizer.reference import CJK_RANGES
+
+from . import Exercise
+
+EX = Exercise("1.1", "basic_words")
+
+
+def _is_cjk(ch):
+    return any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
+
+
+def _split_punct(text, is_punct):
+    words = []
+    for chunk in text.split():
+        current = ""
+        for ch in chunk:
+            if is_punct(ch):
+                if current:
+                    words.append(current)
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+def _bert_punct(ch):
+    return (ch.isascii() and not ch.isalnum() and not ch.isspace()) or unicodedata.category(ch).startswith("P")
+
+
+@EX.bug
+def isspace_for_whitespace(text):
+    """I used str.isspace() to find whitespace, so \\x0b, \\x1c and \\x85 became spaces instead of vanishing."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch.isspace():
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def controls_before_whitespace(text):
+    """I dropped the control characters first, so tab and newline (category Cc) vanished and glued words."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        if ch == " " or cat == "Zs":
+            out.append(" ")
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def whole_string_lower(text):
+    """I cleaned the text and then called text.lower() on all of it (Greek final sigma comes out as ς)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append(ch)
+    text = unicodedata.normalize("NFD", "".join(out).lower())
+    text = "".join(c for c in text if unicodedata.category(c) != "Mn")
+    return _split_punct(text, _bert_punct)
+
+
+@EX.bug
+def nfkd_accents(text):
+    """I stripped accents after NFKD (I read that K is the more thorough one)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFKD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def all_marks_dropped(text):
+    """I dropped every mark, category M* (Mn, Mc and Me), not just Mn."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower())
+                               if not unicodedata.category(c).startswith("M")))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def string_punctuation_only(text):
+    """I used `ch in string.punctuation` for punctuation (ASCII only, so ¿ « — stay in words)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), lambda c: c in string.punctuation)
+
+
+@EX.bug
+def cjk_main_block_only(text):
+    """I spaced only the main CJK block, U+4E00 to U+9FFF (the one I remembered), not every range of CJK_RANGES."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif 0x4E00 <= ord(ch) <= 0x9FFF:
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def every_c_category_dropped(text):
+    """I dropped every character whose category starts with C, unassigned code points (Cn) too."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat.startswith("C"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def replacement_char_kept(text):
+    """I dropped NUL and the control/format categories but forgot U+FFFD (it is So, so my test kept it)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch == "\x00" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), _bert_punct)
+
+
+@EX.bug
+def split_on_plain_space(text):
+    """I split with text.split(" ") and threw away the empty strings (U+2028 and U+2029 then stay inside words)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    words = []
+    for chunk in "".join(out).split(" "):
+        if chunk:
+            words += _split_punct(chunk, _bert_punct)
+    return words
+
+
+@EX.bug
+def symbols_as_punctuation(text):
+    """I treated every character that is not a letter, digit or space as punctuation (so € and 🙂 split off)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _split_punct("".join(out), lambda c: not c.isalnum() and not c.isspace())
+
+
+@EX.bug
+def cjk_tested_after_normalising(text):
+    """I lower-cased and decomposed first and tested for CJK afterwards, on the decomposed characters."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            out.append(ch.lower())
+    text = "".join(c for c in unicodedata.normalize("NFD", "".join(out)) if unicodedata.category(c) != "Mn")
+    text = "".join(f" {c} " if 0x4E00 <= ord(c) <= 0x9FFF or 0x3400 <= ord(c) <= 0x4DBF else c for c in text)
+    return _split_punct(text, _bert_punct)
+
+
+@EX.correct
+def passes_over_the_text(text):
+    """A pipeline of passes over the whole text; punctuation and ideographs padded with spaces, then one split."""
+    text = "".join(" " if (c in " \t\n\r" or unicodedata.category(c) == "Zs") else c for c in text)
+    text = "".join(c for c in text if c not in "\x00\ufffd" and unicodedata.category(c) not in ("Cc", "Cf", "Co", "Cs"))
+    text = "".join(f" {c} " if _is_cjk(c) else c for c in text)
+    text = "".join(c.lower() for c in text)
+    text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+    return "".join(f" {c} " if _bert_punct(c) else c for c in text).split()
+
+
+@EX.correct
+def code_point_sets(text):
+    """Punctuation from code-point ranges; one loop over the cleaned characters builds the words."""
+    ascii_punct = set(range(33, 48)) | set(range(58, 65)) | set(range(91, 97)) | set(range(123, 127))
+    cleaned = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            cleaned.append(" ")
+        elif ch not in "\x00\ufffd" and cat not in ("Cc", "Cf", "Co", "Cs"):
+            cleaned.append(f" {ch} " if _is_cjk(ch) else ch.lower())
+    cleaned = [c for c in unicodedata.normalize("NFD", "".join(cleaned)) if unicodedata.category(c) != "Mn"]
+    words, word = [], ""
+    for c in cleaned:
+        if c.isspace() or ord(c) in ascii_punct or unicodedata.category(c).startswith("P"):
+            if word:
+                words.append(word)
+            word = ""
+            if not c.isspace():
+                words.append(c)
+        else:
+            word += c
+    if word:
+        words.append(word)
+    return words

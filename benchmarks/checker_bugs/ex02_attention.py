@@ -1,0 +1,163 @@
+"""Exercise 2.2 (my_attention): learners' scaled dot-product attention with one mistake each, and correct ones.
+
+Split rule (fixed before any checker changed): within the exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import math
+
+import torch
+
+from . import Exercise
+
+EX = Exercise("2.2", "scaled_attention")
+
+
+@EX.bug
+def divide_by_hs(q, k, v, key_mask=None):
+    """I divided the scores by hs instead of √hs."""
+    scores = q @ k.transpose(-2, -1) / q.shape[-1]
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def scale_by_key_count(q, k, v, key_mask=None):
+    """I scaled by √d with d = k.shape[-2], which I took for the key dimension (it is T_k)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def mask_multiplies_scores(q, k, v, key_mask=None):
+    """I masked by multiplying the scores by the mask, so a padded key gets score 0, not minus infinity."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores * key_mask[:, None, None, :].to(scores.dtype)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def minus_inf_fill(q, k, v, key_mask=None):
+    """I filled the padded keys with float('-inf'), so an all-padding sequence gives NaN."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(key_mask[:, None, None, :] == 0, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def softmax_over_queries(q, k, v, key_mask=None):
+    """I took the softmax over dim=-2, thinking each column should sum to 1."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], -1e9)
+    probs = scores.softmax(dim=-2)
+    return probs @ v, probs
+
+
+@EX.bug
+def minus_1e9_in_any_dtype(q, k, v, key_mask=None):
+    """I filled padded keys with -1e9, which overflows to -inf in float16 (NaN on an all-padding row)."""
+    scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.size(-1))
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool().unsqueeze(1).unsqueeze(2), -1e9)
+    probs = scores.softmax(-1)
+    return torch.matmul(probs, v), probs
+
+
+@EX.bug
+def scales_q_in_place(q, k, v, key_mask=None):
+    """I scaled the queries first with q /= √hs, in place (the caller's q changes)."""
+    q /= math.sqrt(q.shape[-1])
+    scores = q @ k.transpose(-2, -1)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def padding_assumed_on_the_right(q, k, v, key_mask=None):
+    """I counted each row's real tokens and masked the keys after them (padding is always at the end, I thought)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        lengths = key_mask.long().sum(-1)
+        for b, n in enumerate(lengths.tolist()):
+            scores[b, :, :, n:] = torch.finfo(scores.dtype).min
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def scale_by_heads(q, k, v, key_mask=None):
+    """I divided by √ of q.shape[1], which I thought was the head size (it is the number of heads)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.withdrawn
+def additive_minus_10000(q, k, v, key_mask=None):
+    """I added (1 - mask) * -10000 like the old BERT code, so padded keys get a tiny probability, not exactly 0.
+
+    Withdrawn after the first measurement: tests/test_check_attention.py accepts Google's adder of -10000 as
+    correct (attention_google_additive), and exp(-10000) is 0 in float32 and float16 for any realistic score."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores + (1.0 - key_mask[:, None, None, :].to(scores.dtype)) * -10000.0
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def zero_probs_after_softmax(q, k, v, key_mask=None):
+    """I took the softmax first and then set the padded keys' probabilities to 0 (the rows no longer sum to 1)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    probs = scores.softmax(-1)
+    if key_mask is not None:
+        probs = probs * key_mask[:, None, None, :].to(probs.dtype)
+    return probs @ v, probs
+
+
+@EX.bug
+def mask_on_query_axis(q, k, v, key_mask=None):
+    """I put the mask on the query axis, key_mask[:, None, :, None], as if the padded rows were the ones to hide."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, :, None], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.correct
+def einsum_and_where(q, k, v, key_mask=None):
+    """einsum for both products, torch.where for the mask."""
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, k) * q.shape[-1] ** -0.5
+    if key_mask is not None:
+        keep = key_mask.bool().view(key_mask.shape[0], 1, 1, -1)
+        scores = torch.where(keep, scores, torch.full_like(scores, torch.finfo(scores.dtype).min))
+    probs = torch.softmax(scores, dim=-1)
+    return torch.einsum("bhqk,bhkd->bhqd", probs, v), probs
+
+
+@EX.correct
+def manual_softmax(q, k, v, key_mask=None):
+    """A softmax written by hand: subtract the row max, exponentiate, zero the padded keys, divide."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        keep = key_mask.bool()[:, None, None, :]
+        scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)
+    e = (scores - scores.amax(-1, keepdim=True)).exp()
+    if key_mask is not None:
+        e = e * keep.to(e.dtype)
+    probs = e / e.sum(-1, keepdim=True).clamp_min(torch.finfo(e.dtype).tiny)
+    return probs @ v, probs

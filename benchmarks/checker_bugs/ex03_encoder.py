@@ -1,0 +1,231 @@
+"""Exercises 3.2 (my_encoder_layer) and 3.4 (my_load_layer): learners' code with one mistake each, and
+correct code in other styles.
+
+Split rule (fixed before any checker changed): within each exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import torch
+
+from . import Exercise
+
+EX32 = Exercise("3.2", "encoder_layer")
+
+
+@EX32.bug
+def pre_ln(x, key_mask, layer):
+    """I normalised before each sub-layer (pre-LN, like GPT-2), not after the residual sum."""
+    a, _ = layer.attention(layer.attention_norm(x), key_mask)
+    x = x + a
+    return x + layer.ffn(layer.ffn_norm(x))
+
+
+@EX32.bug
+def ffn_residual_from_the_input(x, key_mask, layer):
+    """In the feed-forward residual I added the layer's input x, not the attention sub-layer's output."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(x + layer.ffn(h))
+
+
+@EX32.bug
+def ffn_on_the_input(x, key_mask, layer):
+    """I fed the layer's input x to the feed-forward block instead of the normalised attention output."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(x))
+
+
+@EX32.bug
+def no_ffn_residual(x, key_mask, layer):
+    """I forgot the residual around the feed-forward block: ffn_norm(ffn(h))."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(layer.ffn(h))
+
+
+@EX32.bug
+def norms_swapped(x, key_mask, layer):
+    """I used ffn_norm after attention and attention_norm after the feed-forward block (they look alike)."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.ffn_norm(x + a)
+    return layer.attention_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def mask_not_passed(x, key_mask, layer):
+    """I called layer.attention(x, None): I thought the mask was only for training."""
+    a, _ = layer.attention(x, None)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def residual_added_in_place(x, key_mask, layer):
+    """I wrote x += a to save memory, which changes the caller's tensor."""
+    a, _ = layer.attention(x, key_mask)
+    x += a
+    h = layer.attention_norm(x)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def padded_positions_zeroed(x, key_mask, layer):
+    """I set the output at the padded positions to zero, since nobody should read them."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    out = layer.ffn_norm(h + layer.ffn(h))
+    if key_mask is not None:
+        out = out * key_mask.reshape(out.shape[0], out.shape[1], 1).to(out.dtype)
+    return out
+
+
+@EX32.bug
+def norm_applied_twice(x, key_mask, layer):
+    """I normalised the attention output before the residual as well as after it."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + layer.attention_norm(a))
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def returns_the_pair(x, key_mask, layer):
+    """I returned (output, probabilities) like the attention does."""
+    a, probs = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h)), probs
+
+
+@EX32.correct
+def one_line_per_sublayer(x, key_mask, layer):
+    """Two sub-layers written as a loop over (sub-layer, norm) pairs."""
+    attention = lambda h: layer.attention(h, key_mask)[0]
+    for sublayer, norm in ((attention, layer.attention_norm), (layer.ffn, layer.ffn_norm)):
+        x = norm(x + sublayer(x))
+    return x
+
+
+EX34 = Exercise("3.4", "load_layer")
+
+_NAMES = {"attention.query": "attention.self.query", "attention.key": "attention.self.key",
+          "attention.value": "attention.self.value", "attention.output": "attention.output.dense",
+          "attention_norm": "attention.output.LayerNorm", "ffn.intermediate": "intermediate.dense",
+          "ffn.output": "output.dense", "ffn_norm": "output.LayerNorm"}
+
+
+@EX34.bug
+def layer_zero_hard_coded(state_dict, i, layer):
+    """I wrote the names with "encoder.layer.0." in them, copied from the list in the exercise."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            module.weight.copy_(state_dict[f"encoder.layer.0.{theirs}.weight"])
+            module.bias.copy_(state_dict[f"encoder.layer.0.{theirs}.bias"])
+
+
+@EX34.bug
+def layer_norms_swapped(state_dict, i, layer):
+    """I mapped attention_norm to output.LayerNorm and ffn_norm to attention.output.LayerNorm."""
+    names = dict(_NAMES, attention_norm="output.LayerNorm", ffn_norm="attention.output.LayerNorm")
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def biases_forgotten(state_dict, i, layer):
+    """I copied the weights only; I thought .weight held everything."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            layer.get_submodule(ours).weight.copy_(state_dict[f"encoder.layer.{i}.{theirs}.weight"])
+
+
+@EX34.bug
+def layer_norms_forgotten(state_dict, i, layer):
+    """I loaded the six Linear layers and forgot the two LayerNorms."""
+    names = {k: v for k, v in _NAMES.items() if "norm" not in k}
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def query_key_swapped(state_dict, i, layer):
+    """I typed the table by hand and paired attention.query with self.key and attention.key with self.query."""
+    names = dict(_NAMES, **{"attention.query": "attention.self.key", "attention.key": "attention.self.query"})
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def load_state_dict_not_strict(state_dict, i, layer):
+    """I renamed the keys by stripping the prefix and called load_state_dict(strict=False) (it loaded nothing)."""
+    prefix = f"encoder.layer.{i}."
+    mine = {k[len(prefix):]: v for k, v in state_dict.items() if k.startswith(prefix)}
+    layer.load_state_dict(mine, strict=False)
+
+
+@EX34.bug
+def layers_counted_from_one(state_dict, i, layer):
+    """I read layer i + 1: I thought the checkpoint numbered its layers from 1."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            for p in ("weight", "bias"):
+                key = f"encoder.layer.{i + 1}.{theirs}.{p}"
+                if key not in state_dict:
+                    key = f"encoder.layer.{i}.{theirs}.{p}"
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[key])
+
+
+@EX34.bug
+def value_and_output_swapped(state_dict, i, layer):
+    """I thought attention.output.dense was the value projection and self.value the output one."""
+    names = dict(_NAMES, **{"attention.value": "attention.output.dense", "attention.output": "attention.self.value"})
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def square_weights_transposed(state_dict, i, layer):
+    """I transposed every weight that had the right shape both ways (TF habit: y = x W)."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            w = state_dict[f"encoder.layer.{i}.{theirs}.weight"]
+            module.weight.copy_(w.T if w.ndim == 2 and w.shape[0] == w.shape[1] else w)
+            module.bias.copy_(state_dict[f"encoder.layer.{i}.{theirs}.bias"])
+
+
+@EX34.bug
+def ffn_dense_layers_swapped(state_dict, i, layer):
+    """I mapped ffn.output to attention.output.dense (its name says output), and attention.output to output.dense."""
+    names = dict(_NAMES, **{"ffn.output": "attention.output.dense", "attention.output": "output.dense"})
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.correct
+def renamed_state_dict(state_dict, i, layer):
+    """Build minibert's names for the layer and call load_state_dict (strict), which copies in place."""
+    prefix = f"encoder.layer.{i}."
+    mine = {}
+    for ours, theirs in _NAMES.items():
+        for p in ("weight", "bias"):
+            mine[f"{ours}.{p}"] = state_dict[f"{prefix}{theirs}.{p}"]
+    layer.load_state_dict(mine)
+
+
+@EX34.correct
+def named_parameters_loop(state_dict, i, layer):
+    """Loop over the layer's named_parameters and translate each name with str.replace."""
+    for name, param in layer.named_parameters():
+        module, kind = name.rsplit(".", 1)
+        with torch.no_grad():
+            param.copy_(state_dict[f"encoder.layer.{i}.{_NAMES[module]}.{kind}"])

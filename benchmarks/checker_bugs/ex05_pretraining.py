@@ -1,0 +1,323 @@
+"""Exercises 5.2 (my_parameter_groups) and 5.3 (my_accumulate): learners' code with one mistake each, and
+correct code in other styles.
+
+Split rule (fixed before any checker changed): within each exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import torch
+
+from . import Exercise
+
+EX52 = Exercise("5.2", "parameter_groups")
+
+
+@EX52.bug
+def by_name(model, weight_decay):
+    """I excluded by name as Google does: "bias", "LayerNorm" or "layer_norm" in the name."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        (no_decay if any(s in name for s in ("bias", "LayerNorm", "layer_norm")) else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def frozen_kept(model, weight_decay):
+    """I put every parameter in a group, frozen or not (AdamW skips those without a gradient anyway)."""
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def from_the_state_dict(model, weight_decay):
+    """I read the tensors from model.state_dict() (they are detached copies' views, not the parameters)."""
+    decay, no_decay = [], []
+    params = dict(model.named_parameters())
+    for name, t in model.state_dict().items():
+        if name in params and params[name].requires_grad:
+            (decay if t.ndim >= 2 else no_decay).append(t)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def more_than_two_dims(model, weight_decay):
+    """I wrote p.ndim > 2 for the matrices (a Linear weight has 2 dims, so none was decayed)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim > 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def decay_hard_coded(model, weight_decay):
+    """I wrote BERT's 0.01 into the decayed group instead of the weight_decay argument."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def per_module_parameters(model, weight_decay):
+    """I walked model.modules() and took each module's own parameters (a tied weight comes twice)."""
+    decay, no_decay = [], []
+    for module in model.modules():
+        for p in module.parameters(recurse=False):
+            if p.requires_grad:
+                (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def frozen_only_left_out_of_decay(model, weight_decay):
+    """I checked requires_grad for the decayed matrices only; 1-D parameters all went into the other group."""
+    decay = [p for p in model.parameters() if p.ndim >= 2 and p.requires_grad]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def names_not_tensors(model, weight_decay):
+    """I put the parameter names in the groups."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(name)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def data_tensors(model, weight_decay):
+    """I appended p.data (I wanted plain tensors, not Parameters)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p.data)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def embeddings_not_decayed(model, weight_decay):
+    """I decayed only the Linear weights (nn.Linear modules); embedding tables went to the no-decay group."""
+    linear = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Linear)}
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if id(p) in linear else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def ids_seen(model, weight_decay):
+    """named_parameters(remove_duplicate=False) with a set of ids seen, groups in the other order."""
+    seen, decay, no_decay = set(), [], []
+    for _, p in model.named_parameters(remove_duplicate=False):
+        if id(p) in seen or not p.requires_grad:
+            continue
+        seen.add(id(p))
+        if len(p.shape) >= 2:
+            decay.append(p)
+        else:
+            no_decay.append(p)
+    return [{"params": no_decay, "weight_decay": 0.0}, {"params": decay, "weight_decay": weight_decay}]
+
+
+EX53 = Exercise("5.3", "accumulate")
+
+
+def _pieces(batch, k):
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    return [{key: v[i * size:(i + 1) * size] for key, v in batch.items()} for i in range(k)]
+
+
+@EX53.bug
+def divide_by_k(model, batch, k):
+    """I divided each micro-batch's loss by k, as the chapter's loop does."""
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for piece in _pieces(batch, k):
+        loss = model(**piece).loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def stale_gradients(model, batch, k):
+    """I did not clear the gradients first (the loop clears them after the step, I thought)."""
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def zero_grad_inside_the_loop(model, batch, k):
+    """I called model.zero_grad() at the top of every micro-batch, so only the last one's gradient stays."""
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        model.zero_grad()
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def one_share_for_both_losses(model, batch, k):
+    """I weighed the whole loss (MLM + NSP) by the labelled share n_i / N."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.loss * (piece["labels"] != -100).sum() / labelled
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def returns_the_mean_of_pieces(model, batch, k):
+    """I returned the average of the micro-batches' weighted losses, total / k."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total / k
+
+
+@EX53.bug
+def rows_from_len_of_the_dict(model, batch, k):
+    """I took the number of rows as len(batch) (that is the number of keys)."""
+    model.zero_grad(set_to_none=True)
+    rows = len(batch)
+    size = max(1, rows // k)
+    labelled = (batch["labels"] != -100).sum()
+    total = 0.0
+    for i in range(k):
+        piece = {key: v[i * size:(i + 1) * size] for key, v in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def labels_popped(model, batch, k):
+    """I popped the labels out of batch to count them and passed them back per micro-batch."""
+    model.zero_grad(set_to_none=True)
+    labels = batch.pop("labels")
+    labelled = (labels != -100).sum()
+    rows = labels.shape[0]
+    size = rows // k
+    total = 0.0
+    for i in range(k):
+        piece = {key: v[i * size:(i + 1) * size] for key, v in batch.items()}
+        piece["labels"] = labels[i * size:(i + 1) * size]
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def labelled_fraction_not_count(model, batch, k):
+    """I weighed the MLM loss by the fraction of labelled positions in the piece over that of the batch."""
+    model.zero_grad(set_to_none=True)
+    whole = (batch["labels"] != -100).float().mean()
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).float().mean() / whole + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def mlm_only_weighted_nsp_summed(model, batch, k):
+    """I weighed the MLM loss by n_i / N and added the NSP loss as it is (it is already a mean, I thought)."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def last_rows_dropped(model, batch, k):
+    """I sliced micro-batches with range(0, rows - size, size), which stops one piece early."""
+    model.zero_grad(set_to_none=True)
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    total = 0.0
+    for start in range(0, max(rows - size, 1), size):
+        piece = {key: v[start:start + size] for key, v in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def strided_rows(model, batch, k):
+    """Micro-batch i holds rows i, i + k, i + 2k, ... (every row once); the loss summed as a tensor."""
+    for p in model.parameters():
+        p.grad = None
+    N = int((batch["labels"] != -100).sum())
+    B = batch["input_ids"].shape[0]
+    total = torch.zeros(())
+    for i in range(k):
+        piece = {key: v[i::k] for key, v in batch.items()}
+        out = model(**piece)
+        n = int((piece["labels"] >= 0).sum())
+        loss = out.mlm_loss * n / N + out.nsp_loss * piece["input_ids"].shape[0] / B
+        loss.backward()
+        total = total + loss.detach()
+    return total
+
+
+@EX53.correct
+def chunks(model, batch, k):
+    """torch.chunk for the pieces, the two weights computed once as lists."""
+    model.zero_grad()
+    keys = list(batch)
+    parts = list(zip(*(torch.chunk(batch[key], k) for key in keys)))
+    N = sum(int((p[keys.index("labels")] != -100).sum()) for p in parts)
+    B = sum(len(p[0]) for p in parts)
+    total = 0.0
+    for p in parts:
+        piece = dict(zip(keys, p))
+        out = model(**piece)
+        w_mlm = (piece["labels"] != -100).sum().item() / N
+        w_nsp = len(piece["labels"]) / B
+        (w_mlm * out.mlm_loss + w_nsp * out.nsp_loss).backward()
+        total += w_mlm * out.mlm_loss.item() + w_nsp * out.nsp_loss.item()
+    return total

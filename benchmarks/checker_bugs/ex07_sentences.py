@@ -1,0 +1,260 @@
+"""Exercises 7.3 (my_pick_setting) and 7.4 (my_freeze_encoder): learners' code with one mistake each, and
+correct code in other styles.
+
+Split rule (fixed before any checker changed): within each exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import math
+import statistics
+
+import numpy as np
+
+from . import Exercise
+
+EX73 = Exercise("7.3", "pick_setting")
+
+
+@EX73.bug
+def population_sd(dev, test):
+    """I used statistics.pstdev for the sd (it was the first one I found)."""
+    best = max(dev, key=lambda s: statistics.mean(dev[s]))
+    return best, statistics.mean(dev[best]), statistics.pstdev(dev[best])
+
+
+@EX73.bug
+def best_single_seed(dev, test):
+    """I picked the setting with the best single run, max(dev[s])."""
+    best = max(dev, key=lambda s: max(dev[s]))
+    return best, statistics.mean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def picked_on_test(dev, test):
+    """I picked the setting with the best mean test score (that is what we report in the end)."""
+    best = max(test, key=lambda s: statistics.mean(test[s]))
+    return best, statistics.mean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def numpy_std(dev, test):
+    """I used numpy: np.mean and np.std (whose default ddof is 0)."""
+    best = max(dev, key=lambda s: np.mean(dev[s]))
+    return best, float(np.mean(dev[best])), float(np.std(dev[best]))
+
+
+@EX73.bug
+def variance_returned(dev, test):
+    """I returned statistics.variance as the spread."""
+    best = max(dev, key=lambda s: statistics.mean(dev[s]))
+    return best, statistics.mean(dev[best]), statistics.variance(dev[best])
+
+
+@EX73.bug
+def dev_replaced_by_means(dev, test):
+    """I replaced each list in dev by its mean to find the best, then needed the list back for the sd."""
+    lists = {s: list(v) for s, v in dev.items()}
+    for s in dev:
+        dev[s] = sum(dev[s]) / len(dev[s])
+    best = max(dev, key=dev.get)
+    return best, dev[best], statistics.stdev(lists[best])
+
+
+@EX73.bug
+def picked_by_median(dev, test):
+    """I picked by the median dev score (more robust, I thought)."""
+    best = max(dev, key=lambda s: statistics.median(dev[s]))
+    return best, statistics.mean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def rounded_for_the_table(dev, test):
+    """I rounded the mean and sd to two decimals, as the paper's tables do."""
+    best = max(dev, key=lambda s: statistics.mean(dev[s]))
+    return best, round(statistics.mean(dev[best]), 2), round(statistics.stdev(dev[best]), 2)
+
+
+@EX73.bug
+def sd_divided_by_n_minus_one_outside(dev, test):
+    """I computed the sd by hand as sqrt(sum of squares / n) * (n - 1) / n, mixing up the correction."""
+    best = max(dev, key=lambda s: sum(dev[s]) / len(dev[s]))
+    xs = dev[best]
+    m = sum(xs) / len(xs)
+    n = len(xs)
+    return best, m, math.sqrt(sum((x - m) ** 2 for x in xs) / n) * n / (n - 1)
+
+
+@EX73.bug
+def sorted_in_place(dev, test):
+    """I sorted each setting's scores in place to look at them (dev[s].sort())."""
+    for s in dev:
+        dev[s].sort()
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def sd_of_the_means(dev, test):
+    """I returned the sd across the settings' means (the spread of the grid), not across the best one's seeds."""
+    means = {s: statistics.fmean(v) for s, v in dev.items()}
+    best = max(means, key=means.get)
+    return best, means[best], statistics.stdev(means.values()) if len(means) > 1 else 0.0
+
+
+@EX73.correct
+def numpy_ddof_one(dev, test):
+    """numpy with ddof=1, the settings sorted by mean."""
+    ranked = sorted(dev, key=lambda s: np.mean(dev[s]), reverse=True)
+    best = ranked[0]
+    scores = np.asarray(dev[best], dtype=float)
+    return best, float(scores.mean()), float(scores.std(ddof=1))
+
+
+@EX73.correct
+def by_hand(dev, test):
+    """A loop with sums; the sd from the sum of squares."""
+    best, best_mean = None, -math.inf
+    for setting, scores in dev.items():
+        m = sum(scores) / len(scores)
+        if m > best_mean:
+            best, best_mean = setting, m
+    xs = dev[best]
+    return best, best_mean, math.sqrt(sum((x - best_mean) ** 2 for x in xs) / (len(xs) - 1))
+
+
+EX74 = Exercise("7.4", "freeze_encoder")
+
+
+@EX74.bug
+def bottom_layers_trained(model, top_layers=0):
+    """I unfroze layers[:top_layers], the first ones in the list."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[:top_layers]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def pooler_stays_frozen(model, top_layers=0):
+    """I unfroze the top layers but left the pooler frozen."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def pooler_always_trained(model, top_layers=0):
+    """I froze the embeddings and the layers only, so the pooler always learns."""
+    model.bert.embeddings.requires_grad_(False)
+    model.bert.encoder.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def eval_mode(model, top_layers=0):
+    """I called model.eval() since the frozen part does not train."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    model.eval()
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def counts_tensors(model, top_layers=0):
+    """I counted the trainable parameter tensors, not their numbers."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return len([p for p in model.parameters() if p.requires_grad])
+
+
+@EX74.bug
+def minus_zero_slice(model, top_layers=0):
+    """I unfroze layers[-top_layers:] and the pooler without an if: for 0 that slice is every layer."""
+    model.bert.requires_grad_(False)
+    for layer in model.bert.encoder.layers[-top_layers:]:
+        layer.requires_grad_(True)
+    if top_layers:
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def whole_model_frozen(model, top_layers=0):
+    """I froze the whole model with model.requires_grad_(False) and forgot to unfreeze the classifier."""
+    model.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def counts_everything(model, top_layers=0):
+    """I returned the number of all parameters after freezing."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters())
+
+
+@EX74.bug
+def one_layer_not_k(model, top_layers=0):
+    """I unfroze model.bert.encoder.layers[-top_layers], a single layer."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        model.bert.encoder.layers[-top_layers].requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def one_layer_too_many(model, top_layers=0):
+    """I started at index len(layers) - top_layers - 1, one layer too low."""
+    model.bert.requires_grad_(False)
+    layers = model.bert.encoder.layers
+    if top_layers:
+        for i in range(max(0, len(layers) - top_layers - 1), len(layers)):
+            layers[i].requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def no_grad_flag_on_data(model, top_layers=0):
+    """I froze by detaching: p.data = p.data.detach() for the encoder (it still requires grad)."""
+    for p in model.bert.parameters():
+        p.data = p.data.detach()
+    frozen = sum(p.numel() for p in model.bert.parameters())
+    if top_layers:
+        frozen -= sum(p.numel() for layer in model.bert.encoder.layers[-top_layers:] for p in layer.parameters())
+        frozen -= sum(p.numel() for p in model.bert.pooler.parameters())
+    return sum(p.numel() for p in model.parameters()) - frozen
+
+
+@EX74.correct
+def parameter_loop_by_name(model, top_layers=0):
+    """Set requires_grad parameter by parameter from its name; count with a loop."""
+    n_layers = len(model.bert.encoder.layers)
+    trained = {f"encoder.layers.{i}." for i in range(n_layers - top_layers, n_layers)}
+    for name, p in model.bert.named_parameters():
+        p.requires_grad = top_layers > 0 and (name.startswith("pooler.") or any(name.startswith(t) for t in trained))
+    total = 0
+    for p in model.parameters():
+        if p.requires_grad:
+            total += p.numel()
+    return total

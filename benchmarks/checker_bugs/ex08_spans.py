@@ -1,0 +1,291 @@
+"""Exercises 8.2 (my_best_span) and 8.4 (my_squad_f1): learners' code with one mistake each, and correct
+code in other styles.
+
+Split rule (fixed before any checker changed): within each exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import re
+import string
+from collections import Counter
+
+import torch
+
+from . import Exercise
+
+EX82 = Exercise("8.2", "best_span")
+
+
+def _band(T, max_answer_length):
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    return (j >= i) & (j - i + 1 <= max_answer_length)
+
+
+def _pick(scores, allowed):
+    T = scores.shape[0]
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    i, j = divmod(int(scores.argmax()), T)
+    return i, j, float(scores[i, j])
+
+
+@EX82.bug
+def context_ignored(start_logits, end_logits, context_mask, max_answer_length):
+    """I forgot the passage: any j >= i within the length is allowed, [CLS] and the question too."""
+    T = start_logits.shape[0]
+    return _pick(start_logits[:, None] + end_logits[None, :], _band(T, max_answer_length))
+
+
+@EX82.bug
+def end_before_start_allowed(start_logits, end_logits, context_mask, max_answer_length):
+    """I allowed every pair with |j - i| + 1 <= max_answer_length (I forgot that j must not come before i)."""
+    T = start_logits.shape[0]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = ((j - i).abs() + 1 <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def length_off_by_one(start_logits, end_logits, context_mask, max_answer_length):
+    """I wrote j - i <= max_answer_length for the length (one token too many)."""
+    T = start_logits.shape[0]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j >= i) & (j - i <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def best_starts_at_zero(start_logits, end_logits, context_mask, max_answer_length):
+    """Two loops with best = 0 to start with (when every allowed score is negative I return (0, 0, 0))."""
+    T = len(start_logits)
+    best = (0, 0, 0.0)
+    for i in range(T):
+        for j in range(i, min(T, i + max_answer_length)):
+            if context_mask[i] and context_mask[j]:
+                score = float(start_logits[i] + end_logits[j])
+                if score > best[2]:
+                    best = (i, j, score)
+    return best
+
+
+@EX82.bug
+def separate_argmaxes(start_logits, end_logits, context_mask, max_answer_length):
+    """I took the best start and then the best end at or after it, within the length (not the best pair)."""
+    s = start_logits.masked_fill(~context_mask, float("-inf"))
+    i = int(s.argmax())
+    e = end_logits.masked_fill(~context_mask, float("-inf")).clone()
+    e[:i] = float("-inf")
+    e[i + max_answer_length:] = float("-inf")
+    j = int(e.argmax())
+    return i, j, float(start_logits[i] + end_logits[j])
+
+
+@EX82.bug
+def logits_masked_in_place(start_logits, end_logits, context_mask, max_answer_length):
+    """I hid the non-passage tokens by writing -inf into the logits in place (start_logits[~mask] = -inf)."""
+    start_logits[~context_mask] = float("-inf")
+    end_logits[~context_mask] = float("-inf")
+    T = start_logits.shape[0]
+    return _pick(start_logits[:, None] + end_logits[None, :], _band(T, max_answer_length))
+
+
+@EX82.bug
+def only_the_start_in_the_passage(start_logits, end_logits, context_mask, max_answer_length):
+    """I checked that the start is in the passage; I assumed the end then is too."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask[:, None]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def loop_one_short(start_logits, end_logits, context_mask, max_answer_length):
+    """Two loops, j in range(i, i + max_answer_length - 1): the longest allowed span is never tried."""
+    T = len(start_logits)
+    best = (None, None, float("-inf"))
+    for i in range(T):
+        if not context_mask[i]:
+            continue
+        for j in range(i, min(T, i + max_answer_length - 1)):
+            if context_mask[j] and float(start_logits[i] + end_logits[j]) > best[2]:
+                best = (i, j, float(start_logits[i] + end_logits[j]))
+    if best[0] is None:  # max_answer_length 1: the loop above tried nothing
+        i = int(start_logits.masked_fill(~context_mask, float("-inf")).argmax())
+        best = (i, i, float(start_logits[i] + end_logits[i]))
+    return best
+
+
+@EX82.bug
+def very_negative_fill_with_triu(start_logits, end_logits, context_mask, max_answer_length):
+    """I filled the forbidden pairs with -1e4 (like attention's mask), which very negative logits can beat."""
+    T = start_logits.shape[0]
+    scores = start_logits[:, None] + end_logits[None, :]
+    allowed = torch.triu(torch.ones(T, T, dtype=torch.bool)) & ~torch.triu(torch.ones(T, T, dtype=torch.bool),
+                                                                           diagonal=max_answer_length)
+    allowed &= context_mask[:, None] & context_mask[None, :]
+    scores = torch.where(allowed, scores, torch.full_like(scores, -1e4))
+    i, j = divmod(int(scores.argmax()), T)
+    return i, j, float(scores[i, j])
+
+
+@EX82.bug
+def padding_as_passage(start_logits, end_logits, context_mask, max_answer_length):
+    """I took the passage to be everything after the first [SEP] (the first False after a True in the mask)."""
+    T = start_logits.shape[0]
+    first = int(context_mask.float().argmax())
+    passage = torch.arange(T) >= first
+    allowed = _band(T, max_answer_length) & passage[:, None] & passage[None, :]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.correct
+def loops_with_items(start_logits, end_logits, context_mask, max_answer_length):
+    """Two plain loops over Python lists, ties kept on the first found."""
+    s, e, m = start_logits.tolist(), end_logits.tolist(), context_mask.tolist()
+    best = None
+    for i in range(len(s)):
+        for j in range(i, min(len(s), i + max_answer_length)):
+            if m[i] and m[j] and (best is None or s[i] + e[j] > best[2]):
+                best = (i, j, s[i] + e[j])
+    return best
+
+
+EX84 = Exercise("8.4", "squad_f1")
+
+
+def _f1(p, g):
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _strip_punct(text):
+    return "".join(ch for ch in text if ch not in string.punctuation)
+
+
+@EX84.bug
+def articles_kept(prediction, gold):
+    """I lower-cased and removed punctuation, but did not remove a, an, the."""
+    return _f1(_strip_punct(prediction.lower()).split(), _strip_punct(gold.lower()).split())
+
+
+@EX84.bug
+def articles_replaced_anywhere(prediction, gold):
+    """I removed the articles with t.replace("the ", " ") and the same for "an " and "a " (so "bathe " loses "the")."""
+    def norm(t):
+        t = _strip_punct(t.lower()) + " "
+        for a in ("the ", "an ", "a "):
+            t = t.replace(a, " ")
+        return t.split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def set_intersection(prediction, gold):
+    """I counted the shared tokens with set(p) & set(g)."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = len(set(p) & set(g))
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def both_empty_is_zero(prediction, gold):
+    """When either side has no tokens I returned 0 (I thought nothing matched nothing)."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    if not p or not g:
+        return 0.0
+    return _f1(p, g)
+
+
+@EX84.bug
+def punctuation_to_spaces(prediction, gold):
+    """I replaced punctuation with spaces instead of deleting it ("don't" became "don t")."""
+    def norm(t):
+        t = "".join(" " if ch in string.punctuation else ch for ch in t.lower())
+        return re.sub(r"\b(a|an|the)\b", " ", t).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def articles_before_lower_case(prediction, gold):
+    """I removed the articles first and lower-cased afterwards, so "The" stayed."""
+    def norm(t):
+        t = re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t))
+        return t.lower().split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def articles_without_word_boundaries(prediction, gold):
+    """I removed the articles with re.sub("(a|an|the) ", " ", text), without word boundaries."""
+    def norm(t):
+        return re.sub(r"(a|an|the) ", " ", _strip_punct(t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def no_lower_case(prediction, gold):
+    """I forgot to lower-case (the official script does)."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t)).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def unicode_punctuation_removed(prediction, gold):
+    """I removed punctuation with re.sub(r"[^\\w\\s]", "", text): every Unicode mark goes, and "_" stays."""
+    def norm(t):
+        t = re.sub(r"[^\w\s]", "", t.lower())
+        return re.sub(r"\b(a|an|the)\b", " ", t).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def split_on_single_spaces(prediction, gold):
+    """I split with text.split(" "), so double spaces leave empty tokens."""
+    def norm(t):
+        t = re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower()))
+        return [w for w in t.strip().split(" ")] if t.strip() else []
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def leading_article_only(prediction, gold):
+    """I removed an article only at the start of the answer ("The Pequod" -> "Pequod")."""
+    def norm(t):
+        words = _strip_punct(t.lower()).split()
+        return words[1:] if words and words[0] in ("a", "an", "the") else words
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def percent(prediction, gold):
+    """I returned the F1 in percent, as the leaderboard shows it."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    return 100 * _f1(norm(prediction), norm(gold))
+
+
+@EX84.correct
+def translate_and_filter(prediction, gold):
+    """str.translate for punctuation, a list filter for articles, Counter arithmetic for the overlap."""
+    table = str.maketrans("", "", string.punctuation)
+
+    def tokens(text):
+        return [w for w in text.lower().translate(table).split() if w not in {"a", "an", "the"}]
+    p, g = tokens(prediction), tokens(gold)
+    if len(p) == 0 or len(g) == 0:
+        return 1.0 if len(p) == len(g) else 0.0
+    common = Counter(p) & Counter(g)
+    same = sum(common.values())
+    return 0.0 if same == 0 else 2 * same / (len(p) + len(g))

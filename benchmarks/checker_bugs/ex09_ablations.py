@@ -1,0 +1,116 @@
+"""Exercise 9.3 (my_concat_last_four, my_weighted_sum_last_four): learners' code with one mistake each, and
+correct code in other styles. Both functions count as exercise 9.3; each bug names its checker.
+
+Split rule (fixed before any checker changed): within the exercise, bugs alternate dev, held-out, dev, ...
+in the order written below, over both functions together (see checker_bugs/__init__.py)."""
+
+import torch
+
+from . import Exercise
+
+EX = Exercise("9.3", "concat_last_four")
+WEIGHTED = "weighted_sum_last_four"
+
+
+@EX.bug
+def top_first(hidden_states):
+    """I took the top four from the top down (hidden_states[::-1][:4]), so the top layer comes first."""
+    return torch.cat(hidden_states[::-1][:4], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def softmax_forgotten(hidden_states, mix, scale):
+    """I multiplied by the raw mix weights, without the softmax."""
+    states = torch.stack(hidden_states[-4:])
+    return scale * (mix[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def first_four_layers(hidden_states):
+    """I took layers 1 to 4, hidden_states[1:5] (the first four after the embeddings)."""
+    return torch.cat(hidden_states[1:5], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def mix_reversed(hidden_states, mix, scale):
+    """I paired mix[0] with the top layer (I walked the states from the top)."""
+    states = list(reversed(hidden_states[-4:]))
+    weights = mix.softmax(0)
+    return scale * sum(w * h for w, h in zip(weights, states))
+
+
+@EX.bug
+def skips_the_top(hidden_states):
+    """I took hidden_states[-5:-1], thinking the last entry was the pooler output."""
+    return torch.cat(hidden_states[-5:-1], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def scale_forgotten(hidden_states, mix, scale):
+    """I forgot the scale γ (it is 1 at the start, I thought it did not matter)."""
+    states = torch.stack(hidden_states[-4:])
+    return (mix.softmax(0)[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def start_index_from_the_length(hidden_states):
+    """I wrote hidden_states[len(hidden_states) - 4:], which for fewer than 4 states starts from the end."""
+    n = len(hidden_states)
+    return torch.cat(hidden_states[n - 4:], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def accumulated_in_place(hidden_states, mix, scale):
+    """I summed into the first state with out = states[0]; out *= w; out += ... (in place)."""
+    states = hidden_states[-4:]
+    weights = mix.softmax(0)
+    out = states[0]
+    out *= weights[0]
+    for w, h in zip(weights[1:], states[1:]):
+        out += w * h
+    return scale * out
+
+
+@EX.bug
+def stacked_not_concatenated(hidden_states):
+    """I stacked the four on a new axis and flattened the last two with reshape (order h, layer instead of layer, h)."""
+    states = torch.stack(hidden_states[-4:], dim=-1)  # (B, T, H, n)
+    return states.reshape(*states.shape[:2], -1)
+
+
+@EX.bug(checker=WEIGHTED)
+def normalised_by_sum(hidden_states, mix, scale):
+    """I made the weights sum to one by dividing by their sum instead of a softmax."""
+    states = torch.stack(hidden_states[-4:])
+    w = mix / mix.sum() if float(mix.sum()) != 0 else torch.full_like(mix, 1 / len(mix))
+    return scale * (w[:, None, None, None] * states).sum(0)
+
+
+@EX.bug(checker=WEIGHTED)
+def fixed_four(hidden_states, mix, scale):
+    """I took hidden_states[-4:] and mix as given, but softmaxed over 4 weights even when fewer states came."""
+    states = hidden_states[-4:]
+    weights = torch.cat([mix, mix.new_zeros(4 - len(mix))]).softmax(0)[:len(states)]
+    return scale * sum(w * h for w, h in zip(weights, states))
+
+
+@EX.bug(checker=WEIGHTED)
+def mean_not_weighted(hidden_states, mix, scale):
+    """I averaged the four states (the worked example's weights are all equal) and scaled."""
+    return scale * torch.stack(hidden_states[-4:]).mean(0)
+
+
+@EX.correct
+def index_list(hidden_states):
+    """The indices computed first, then a list comprehension."""
+    n = len(hidden_states)
+    return torch.cat([hidden_states[i] for i in range(max(0, n - 4), n)], dim=2)
+
+
+@EX.correct(checker=WEIGHTED)
+def einsum_mix(hidden_states, mix, scale):
+    """torch.einsum over the stacked states, the softmax by exp and sum."""
+    states = torch.stack(list(hidden_states[-len(mix):]), dim=-1)  # (B, T, H, n)
+    w = torch.exp(mix - mix.max())
+    w = w / w.sum()
+    return scale * torch.einsum("bthn,n->bth", states, w)

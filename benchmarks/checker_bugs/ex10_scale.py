@@ -1,0 +1,134 @@
+"""Exercise 10.3 (my_accumulation_steps): learners' code with one mistake each, and correct ones.
+
+Split rule (fixed before any checker changed): within the exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+import math
+
+from . import Exercise
+
+EX = Exercise("10.3", "accumulation_steps")
+
+
+@EX.bug
+def processes_ignored(batch_size, seq_len, processes, micro_batch_tokens):
+    """I forgot the processes: the whole batch is cut into micro-batches on each GPU."""
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while batch_size % g or batch_size // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def ceil_without_equal_passes(batch_size, seq_len, processes, micro_batch_tokens):
+    """I returned ceil(share / fits), the fewest passes, without making them equal."""
+    return math.ceil((batch_size // processes) / (micro_batch_tokens // seq_len))
+
+
+@EX.withdrawn
+def tokens_ratio(batch_size, seq_len, processes, micro_batch_tokens):
+    """I divided the share's tokens by the budget: ceil(share * seq_len / micro_batch_tokens), then equal passes.
+
+    Withdrawn after the first measurement: it is correct. ceil(share·seq_len / budget) is the fewest g with
+    share/g ≤ budget/seq_len, and once g divides share, share/g is a whole number, so ≤ budget // seq_len."""
+    share = batch_size // processes
+    g = max(1, math.ceil(share * seq_len / micro_batch_tokens))
+    while share % g:
+        g += 1
+    return g
+
+
+@EX.bug
+def at_most_strictly_less(batch_size, seq_len, processes, micro_batch_tokens):
+    """I wrote share // g >= fits in the loop, so a pass exactly at the budget is refused."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g >= fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def powers_of_two(batch_size, seq_len, processes, micro_batch_tokens):
+    """I doubled g until a pass fits (GPUs like powers of two)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share // g > fits or share % g:
+        g *= 2
+    return g
+
+
+@EX.bug
+def divisor_of_the_batch(batch_size, seq_len, processes, micro_batch_tokens):
+    """I required g to divide batch_size (not each process's share)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while batch_size % g or share / g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def processes_multiply(batch_size, seq_len, processes, micro_batch_tokens):
+    """I thought each process runs batch_size sequences, so the step has batch_size * processes."""
+    share = batch_size * processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def micro_batch_size_returned(batch_size, seq_len, processes, micro_batch_tokens):
+    """I returned the sequences per pass, share // g, instead of g."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return share // g
+
+
+@EX.bug
+def float_budget_rounded_up(batch_size, seq_len, processes, micro_batch_tokens):
+    """I computed the sequences per pass as round(micro_batch_tokens / seq_len), rounding 85.3 and 85.7 alike."""
+    share = batch_size // processes
+    fits = round(micro_batch_tokens / seq_len)
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def search_stops_at_share_over_two(batch_size, seq_len, processes, micro_batch_tokens):
+    """I searched g among range(1, share // 2) and returned share when nothing was found (divisors only up to half)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for g in range(1, share // 2):
+        if share % g == 0 and share // g <= fits:
+            return g
+    return share
+
+
+@EX.correct
+def divisors_in_order(batch_size, seq_len, processes, micro_batch_tokens):
+    """The divisors of the share listed, the first that fits returned."""
+    share = batch_size // processes
+    per_pass = micro_batch_tokens // seq_len
+    return next(g for g in range(1, share + 1) if share % g == 0 and share // g <= per_pass)
+
+
+@EX.correct
+def largest_micro_batch(batch_size, seq_len, processes, micro_batch_tokens):
+    """Search the largest micro-batch size that divides the share and fits, from the top."""
+    share = batch_size // processes
+    size = min(share, micro_batch_tokens // seq_len)
+    while share % size:
+        size -= 1
+    return share // size
