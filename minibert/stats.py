@@ -2,11 +2,14 @@
 
     mean_sd(values)                 the mean and the sample standard deviation (n - 1) of seeds' scores
     difference_ci(a, b)             mean(a) - mean(b) with Welch's t interval: two arms, unequal variances
+    paired_difference_ci(a, b)      mean(a - b) with a paired t interval: two arms that share a model
     binomial_halfwidth(p, n)        half the width of a proportion's normal interval (Z_999: 99.9%)
 
 Welch rather than a paired test: a seed shared by two arms does not make their runs share noise (it
 gives a 1-layer and a 4-layer model other weights, two masking mixes other inputs, and every step
 diverges from there), so the runs are not matched pairs. Chapter 09's questions work it through.
+Where two arms fine-tune the same pre-trained model at each seed (Table 5's BiLSTM on the LTR
+model), that model's luck is shared, and the paired interval removes it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,22 @@ def difference_ci(a: Sequence[float], b: Sequence[float], confidence: float = 0.
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     half = stats.t.ppf((1 + confidence) / 2, df) * se
     return Difference(*map(float, (d, d - half, d + half, se, df)))
+
+
+def paired_difference_ci(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> Difference:
+    """mean(a − b) over matched pairs (a[i] and b[i] share seed i's pre-trained model), with the
+    paired t interval: sample sd of the differences, df = n − 1. Two pairs at least."""
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) != len(b) or len(a) < 2:
+        raise ValueError(f"{len(a)} and {len(b)} values: a paired interval needs the same number, 2 at least")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence={confidence}: give a level between 0 and 1, such as 0.95")
+    d = a - b
+    se = float(d.std(ddof=1) / math.sqrt(len(d)))
+    half = stats.t.ppf((1 + confidence) / 2, len(d) - 1) * se if se else 0.0
+    return Difference(*map(float, (d.mean(), d.mean() - half, d.mean() + half, se, len(d) - 1)))
 
 
 def binomial_halfwidth(p: float, n: int, z: float = Z_999) -> float:

@@ -13,6 +13,7 @@ from minibert.ablations import BUDGETS, TABLES, ResultsError, budget, plan, prog
 from minibert.ablations.store import budget_differences, summary
 from minibert.ablations import cells as cells_module
 from minibert.ablations.run import job_of
+from minibert.ablations.tables import CONTROL
 from minibert.corpus import read_documents
 from minibert.hub import sha256_of
 from minibert.tasks.catalog import DATA_DIR
@@ -55,15 +56,17 @@ def test_every_table_runs_end_to_end_and_records_its_provenance(filled):
         assert {(c["row"], c["seed"]) for c in doc["cells"]} == {(r.name, 0) for r in table.rows}
         assert doc["budget"] == b.to_dict() and doc["command"] == "test" and doc["seeds"] == [0]
         assert doc["columns"] == {m.name: m.metric for m in table.measures}
+        rows = {r.name: r for r in table.rows}
         for cell in doc["cells"]:
-            assert set(cell["scores"]) == {m.name for m in table.measures}
-            assert all(0 <= v or m.metric == "perplexity" for m in table.measures for v in [cell["scores"][m.name]])
+            measures = rows[cell["row"]].measures(table)  # a control has no held-out column
+            assert set(cell["scores"]) == {m.name for m in measures}
+            assert all(0 <= v or m.metric == "perplexity" for m in measures for v in [cell["scores"][m.name]])
             assert cell["seconds"]["total"] > 0
         for task in {m.task for m in table.measures if m.task}:
             assert doc["data_sha256"][f"{task}/train.jsonl"] == sha256_of(DATA_DIR / task / "train.jsonl")
     assert "complete" in progress(list(TABLES), b, root / "results")
     shown = summary("8", root / "results").splitlines()
-    assert shown[0].startswith("| row | next-sentence (paper: mnli_fine_tune) |") and len(shown) == 2 + 6
+    assert shown[0].startswith("| row | next-sentence (paper: mnli_fine_tune) |") and len(shown) == 2 + 6 + 1
     assert shown[0].endswith("| held-out perplexity (paper: -) |")
     assert shown[3].startswith("| MASK 100% · SAME 0% · RND 0% |") and "(n=1) [84.3]" in shown[3]
 
@@ -90,14 +93,16 @@ def test_a_column_added_later_is_measured_from_the_stored_models(filled, monkeyp
     docs, made, b, root = filled
     path = root / "results" / "table-8.json"
     doc = json.loads(path.read_text())
-    before = {c["row"]: c["scores"]["held-out perplexity"] for c in doc["cells"]}
+    before = {c["row"]: c["scores"]["held-out perplexity"] for c in doc["cells"] if "held-out perplexity" in c["scores"]}
+    assert set(before) == {r.name for r in TABLES["8"].rows} - {CONTROL}  # the control is fine-tuned only
     for c in doc["cells"]:
         for part in ("scores", "metrics", "seconds"):
-            c[part].pop("held-out perplexity")
+            c[part].pop("held-out perplexity", None)
     path.write_text(json.dumps(doc))
     monkeypatch.setattr(cells_module, "pretrain", lambda *a, **k: pytest.fail("pre-trained again"))
     run_tables(["8"], b, out=root / "runs", results=root / "results", say=lambda _: None)
-    after = {c["row"]: c["scores"]["held-out perplexity"] for c in read_table("8", root / "results")["cells"]}
+    after = {c["row"]: c["scores"]["held-out perplexity"] for c in read_table("8", root / "results")["cells"]
+             if c["row"] != CONTROL}
     assert after == pytest.approx(before)  # the same models, the same held-out masks
     # every variant faces BERT's 80/10/10: the model trained with SAME 20% gets no free answers
     assert len(set(after.values())) == len(after)
@@ -117,12 +122,12 @@ def test_a_stopped_run_continues_and_never_redoes_a_cell(ci, tmp_path, monkeypat
     with pytest.raises(KeyboardInterrupt):
         run_tables(["5"], b, out=tmp_path / "runs", results=tmp_path, say=lambda _: None)
     assert len(read_table("5", tmp_path)["cells"]) == 2
-    assert "2 of 4 cells; missing 2" in progress(["5"], b, tmp_path)
+    assert "2 of 5 cells; missing 3" in progress(["5"], b, tmp_path)
     calls.clear()
     monkeypatch.setattr("minibert.ablations.run.run_cell", lambda *a: calls.append(a[1].name) or real(*a))
     run_tables(["5"], b, out=tmp_path / "runs", results=tmp_path, say=lambda _: None)
-    assert calls == ["LTR & No NSP", "+ BiLSTM"]  # only the two missing cells
-    assert len(read_table("5", tmp_path)["cells"]) == 4
+    assert calls == ["LTR & No NSP", "+ BiLSTM", CONTROL]  # only the missing cells
+    assert len(read_table("5", tmp_path)["cells"]) == 5
 
 
 def test_cells_of_another_budget_are_refused_before_any_work(ci, tmp_path):
@@ -136,11 +141,12 @@ def test_cells_of_another_budget_are_refused_before_any_work(ci, tmp_path):
 def test_workers_share_the_work_without_overlap():
     b = BUDGETS["short"]
     jobs = list(dict.fromkeys(job_of(*cell) for cell in plan(list(TABLES), b)))
-    # 10 pre-trained variants (3 pre-training tasks, 2 more sizes, 5 more mixes) and Table 7's 7 rows, per seed
-    assert len(jobs) == (10 + 7) * 3
+    # 10 pre-trained variants (3 pre-training tasks, 2 more sizes, 5 more mixes; the controls share
+    # the BERT row's) and Table 7's 7 rows and its control, per seed
+    assert len(jobs) == (10 + 8) * 3
     shares = [{job for i, job in enumerate(jobs) if i % 2 == k} for k in range(2)]
     assert not shares[0] & shares[1] and shares[0] | shares[1] == set(jobs)
-    assert [cell[2] for cell in plan(["5"], b)] == [0] * 4 + [1] * 4 + [2] * 4  # whole seeds first
+    assert [cell[2] for cell in plan(["5"], b)] == [0] * 5 + [1] * 5 + [2] * 5  # whole seeds first
 
 
 def test_the_command_line_refuses_bad_input_clearly(tmp_path):
@@ -154,7 +160,7 @@ def test_the_command_line_refuses_bad_input_clearly(tmp_path):
     bad = run("5", "--budget", "shrot")
     assert bad.returncode != 0 and "did you mean 'short'" in bad.stderr
     status = run("all", "--status", "--results", str(tmp_path))
-    assert status.returncode == 0 and "Table 7 (Feature-based against fine-tuning): 0 of 21 cells" in status.stdout
+    assert status.returncode == 0 and "Table 7 (Feature-based against fine-tuning): 0 of 24 cells" in status.stdout
 
 
 @pytest.mark.parametrize("number", list(TABLES))
@@ -165,11 +171,11 @@ def test_the_stored_results_are_complete_and_match_their_data(number):
     table = TABLES[number]
     assert not budget_differences(doc["budget"], BUDGETS["short"]) and doc["command"].startswith("python -m minibert.ablations")
     assert doc["columns"] == {m.name: m.metric for m in table.measures} and doc["rows"] == [r.name for r in table.rows]
-    seeds = {}
+    seeds, rows = {}, {r.name: r for r in table.rows}
     for cell in doc["cells"]:
         seeds.setdefault(cell["row"], set()).add(cell["seed"])
-        assert set(cell["scores"]) == {m.name for m in table.measures}
-    assert set(seeds) == {r.name for r in table.rows}
+        assert set(cell["scores"]) == {m.name for m in rows[cell["row"]].measures(table)}
+    assert set(seeds) == set(rows)
     assert all(len(s) >= 3 for s in seeds.values()), seeds
     for name, digest in doc["data_sha256"].items():
         path = Path(BUDGETS["short"].train_corpus) if name == "corpus" else DATA_DIR / name
@@ -191,7 +197,7 @@ def test_a_budget_with_a_phase_2_trains_it_from_phase_1_and_scores_every_row_on_
     phase2 = json.loads((runs / "seed-0" / "pretrain_config.json").read_text())
     assert phase2["init_from"] == str(runs / "seed-0-phase1" / "final") and phase2["max_seq_length"] == 48
     assert phase2["model_overrides"] == {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
-    held = {row: c["metrics"]["held-out perplexity"] for row, c in cells.items()}
+    held = {row: c["metrics"]["held-out perplexity"] for row, c in cells.items() if row != CONTROL}
     assert "nsp_accuracy" not in held["BERT (MLM + NSP)"]  # scored on one segment, as No NSP is
     floors = {k: v for k, v in held["BERT (MLM + NSP)"].items() if k.startswith("floor_")}
     assert set(floors) == {"floor_unigram_at_mask", "floor_left_at_mask", "floor_both_at_mask"}

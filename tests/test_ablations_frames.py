@@ -71,13 +71,13 @@ def test_effects_frame_verdicts_follow_the_intervals():
     assert ns["ours Δ"] == pytest.approx(-11.0) and ns["low"] < ns["high"] < 0 and ns["verdict"] == "agrees"
     # names: ours +1 point, the paper's SQuAD −0.6: opposite signs, and the interval spans 0
     assert names["ours Δ"] == pytest.approx(1.0) and names["same sign"] is False
-    assert names["verdict"] == "opposite, CI spans 0"
+    assert names["verdict"] == "opposite sign, inconclusive"
     # sentiment: −1 point beside SST-2's −0.1; three equal seeds on one side leave Welch 2 degrees of freedom
     ci = viz.difference_ci([60, 60, 60], [60, 62, 61])
     assert ci.df == pytest.approx(2.0) and (sentiment["low"], sentiment["high"]) == (pytest.approx(ci.low), pytest.approx(ci.high))
-    assert sentiment["verdict"] == "agrees, CI spans 0" and sentiment["seeds"] == "3 & 3"
+    assert sentiment["verdict"] == "same sign, inconclusive" and sentiment["seeds"] == "3 & 3"
     # one seed of LTR: a difference, but no interval
-    assert ltr["verdict"] == "no CI: fewer than 2 seeds" and ltr["ours Δ"] == pytest.approx(10 - 26) and ltr["seeds"] == "1 & 3"
+    assert ltr["verdict"] == "no interval: fewer than 2 seeds" and ltr["ours Δ"] == pytest.approx(10 - 26) and ltr["seeds"] == "1 & 3"
 
 
 def test_effects_frame_names_opposite_and_missing():
@@ -90,7 +90,7 @@ def test_effects_frame_names_opposite_and_missing():
                ablations.Effect("5", "No NSP", "BERT (MLM + NSP)", "names", "claim")]
     frame = ablations.effects_frame({"5": fake_doc(T5, scores)}, {"5": T5}, effects)
     # +10 points where the paper loses 1.4; no cells at all; every seed of both rows at the same 20.0
-    assert list(frame["verdict"]) == ["opposite", "no CI: fewer than 2 seeds", "no difference: equal scores"]
+    assert list(frame["verdict"]) == ["disagrees", "no interval: fewer than 2 seeds", "no difference: equal scores"]
     assert frame["paper Δ"].iloc[1] == pytest.approx(84.9 - 77.8) and math.isnan(frame["ours Δ"].iloc[1])
 
 
@@ -134,3 +134,30 @@ def test_figures_draw():
                                    ["[CLS]", "a", "b", "[SEP]"])})
     viz.budget_figure({"tokens": 2.4e6, "FLOPs": 1e15}, {"tokens": 4e10, "FLOPs": 1e20})
     plt.close("all")
+
+
+def test_a_column_whose_control_does_not_separate_shows_no_effect_and_shared_models_are_paired():
+    control = ablations.tables.CONTROL
+    scores = {**SCORES_5,
+              "LTR & No NSP": {"next-sentence": [0.66, 0.70, 0.62], "sentiment": [0.58, 0.62, 0.66], "names": [0.1, 0.2, 0.3],
+                               PPL: [90.0, 91.0, 92.0]},
+              "+ BiLSTM": {"next-sentence": [0.65, 0.69, 0.61], "sentiment": [0.57, 0.61, 0.65], "names": [0.1, 0.2, 0.3],
+                           PPL: [90.0, 91.0, 92.0]},
+              # next-sentence: the control is as good as BERT; sentiment: far below it
+              control: {"next-sentence": [0.71, 0.70, 0.72], "sentiment": [0.50, 0.51, 0.50], "names": [0.0, 0.01, 0.0]}}
+    docs, tables = {"5": fake_doc(T5, scores)}, {"5": T5}
+    controls = ablations.controls_frame(docs, tables).set_index("column")
+    assert controls.loc["next-sentence", "separates"] == False and controls.loc["sentiment", "separates"] == True  # noqa: E712
+    assert controls.loc["sentiment", "Δ"] == pytest.approx(61.0 - 50.333, abs=1e-3) and PPL not in controls.index
+    effects = [ablations.Effect("5", "No NSP", "BERT (MLM + NSP)", "next-sentence", "claim"),
+               ablations.Effect("5", "+ BiLSTM", "LTR & No NSP", "sentiment", "claim")]
+    ns, bilstm = (r for _, r in ablations.effects_frame(docs, tables, effects).iterrows())
+    # −11 points with an interval far from 0, but the column cannot tell pre-training from none
+    assert ns["high"] < 0 and ns["verdict"] == "no signal: the control does not separate"
+    # BiLSTM and LTR fine-tune one model per seed: the seeds' common luck (±4 points) cancels in pairs
+    assert bilstm["how"] == "paired" and bilstm["ours Δ"] == pytest.approx(-1.0)
+    assert bilstm["low"] == bilstm["high"] == pytest.approx(-1.0) and bilstm["verdict"] == "agrees"
+    welch = viz.difference_ci([57, 61, 65], [58, 62, 66])
+    assert welch.low < 0 < welch.high  # read unpaired, the same numbers would span 0
+    wide = ablations.side_by_side(ablations.table_frame(docs["5"], T5))
+    assert wide.loc[control, (PPL, "ours")] == "—" and wide.loc[control, ("sentiment", "paper")] == "—"

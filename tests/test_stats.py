@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from minibert import viz
-from minibert.stats import Z_999, binomial_halfwidth, difference_ci, mean_sd
+from minibert.stats import Z_999, binomial_halfwidth, difference_ci, mean_sd, paired_difference_ci
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -30,6 +30,27 @@ def test_difference_ci_edges():
         difference_ci([1.0], [0.5, 0.6])
     with pytest.raises(ValueError, match="between 0 and 1"):
         difference_ci([1.0, 2.0], [0.5, 0.6], confidence=95)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_paired_difference_ci_is_the_paired_t_interval(seed):
+    rng = np.random.default_rng(seed)
+    shared = rng.normal(60, 3, rng.integers(2, 7))  # each seed's model: luck both arms share
+    a, b = shared + rng.normal(1, 0.5, len(shared)), shared + rng.normal(0, 0.5, len(shared))
+    for confidence in (0.9, 0.95, 0.99):
+        ours = paired_difference_ci(a, b, confidence)
+        scipy = scipy_stats.ttest_rel(a, b).confidence_interval(confidence)
+        assert ours.difference == pytest.approx((a - b).mean()) and ours.df == len(a) - 1
+        assert (ours.low, ours.high) == (pytest.approx(scipy.low), pytest.approx(scipy.high))
+    assert ours.high - ours.low < difference_ci(a, b, 0.99).high - difference_ci(a, b, 0.99).low  # the luck is removed
+
+
+def test_paired_difference_ci_edges():
+    assert paired_difference_ci([1.0, 2.0], [0.5, 1.5]) == (0.5, 0.5, 0.5, 0.0, 1.0)  # every pair 0.5 apart
+    with pytest.raises(ValueError, match="the same number"):
+        paired_difference_ci([1.0, 2.0, 3.0], [0.5, 0.6])
+    with pytest.raises(ValueError, match="2 at least"):
+        paired_difference_ci([1.0], [0.5])
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -16,11 +16,11 @@ on the course corpus and tasks under one budget, with seeds, and stored with the
 
 from .budget import BUDGETS, Budget, budget
 from .claims import EFFECTS, Effect
-from .frames import cell_frame, effects_frame, provenance_frame, side_by_side, table_frame
+from .frames import VERDICTS, cell_frame, controls_frame, effects_frame, provenance_frame, side_by_side, table_frame
 from .run import plan, run_tables
 from .store import RESULTS, ResultsError, progress, read_table, results_file
 from .tables import TABLES, Measure, Row, Table
 
 __all__ = ["run_tables", "plan", "budget", "Budget", "BUDGETS", "TABLES", "Table", "Row", "Measure",
            "progress", "read_table", "results_file", "RESULTS", "ResultsError", "EFFECTS", "Effect",
-           "cell_frame", "table_frame", "side_by_side", "effects_frame", "provenance_frame"]
+           "cell_frame", "table_frame", "controls_frame", "VERDICTS", "side_by_side", "effects_frame", "provenance_frame"]

@@ -123,7 +123,7 @@ def run_cell(table: Table, row: Row, seed: int, budget: Budget, out: Path, cache
         model = budget.table7_model
     # Frozen features of a pre-trained cell's own model are of no use to the next cell; Table 7's are.
     features = {} if table.pretrained else cache.setdefault("features", {})
-    for measure in table.measures if measures is None else measures:
+    for measure in row.measures(table) if measures is None else measures:
         t0 = time.perf_counter()
         if measure.kind == "heldout":  # every row at this seed: the same split, the same corruption
             cfg = recipe("tiny", out_dir=str(out), **heldout_settings(row, budget, seed))

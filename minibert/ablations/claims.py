@@ -54,4 +54,4 @@ def short(row: str) -> str:
     """A row's name short enough for a label: "MASK 80% · SAME 10% · RND 10%" -> "mix 80/10/10"."""
     if row.startswith("MASK"):
         return "mix " + "/".join(part.split()[1].rstrip("%") for part in row.split(" · "))
-    return "BERT" if row == _BERT else row.split(",")[0].replace(" Hidden", "")
+    return "BERT" if row == _BERT else "random init" if row.startswith("Random init") else row.split(",")[0].replace(" Hidden", "")

@@ -4,8 +4,10 @@ the table's description (`TABLES["5"]`). Accuracy and F1 are ×100 ("points"), a
     cell_frame(doc)              one row per stored (row, seed, column)
     table_frame(doc, table)      per row × column: seeds, mean, sd of ours beside the paper's value(s)
     side_by_side(frame)          the same, one line per row
-    effects_frame(docs, tables)  each effect the paper states (claims.EFFECTS): its Δ, ours with a Welch
-                                 interval (minibert.stats), a verdict
+    controls_frame(docs, tables) per column: the reference row against its positive control (random init)
+    effects_frame(docs, tables)  each effect the paper states (claims.EFFECTS): its Δ, ours with an
+                                 interval (minibert.stats: paired where both rows fine-tune one
+                                 pre-trained model, Welch otherwise), a verdict
     provenance_frame(docs)       how each table was made
 
 `minibert.viz.ablations` draws them.
@@ -18,8 +20,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..stats import difference_ci, mean_sd
+from ..stats import difference_ci, mean_sd, paired_difference_ci
 from .claims import EFFECTS, PAPER_NAMES, Effect, short
+from .tables import CONTROL
+
+# Only "agrees" is drawn as agreement: an interval that spans 0 is noise whichever side its middle is on.
+VERDICTS = ("agrees", "same sign, inconclusive", "opposite sign, inconclusive", "disagrees",
+            "no signal: the control does not separate", "no difference: equal scores", "no interval: fewer than 2 seeds")
 
 
 def scale(metric: str) -> float:
@@ -49,7 +56,8 @@ def table_frame(doc: dict, table):
             v = cells[(cells.row == row.name) & (cells.column == measure.name)].score.to_numpy()
             paper = {PAPER_NAMES.get(k, k): row.paper[k] for k in table.paper_columns.get(measure.name, ())
                      if row.paper.get(k) is not None}
-            rows.append({"row": row.name, "column": measure.name, "metric": measure.metric, "n": len(v),
+            rows.append({"row": row.name, "column": measure.name, "metric": measure.metric,
+                         "applies": measure in row.measures(table), "n": len(v),
                          **dict(zip(("mean", "sd"), mean_sd(v) if len(v) else (math.nan, math.nan))),
                          "paper": paper})
     return pd.DataFrame(rows).set_index(["row", "column"])
@@ -61,6 +69,8 @@ def side_by_side(frame, digits: int = 1):
 
     def ours(r):
         sd = "" if math.isnan(r["sd"]) else f" ± {r['sd']:.{digits}f}"
+        if not r["applies"]:  # a control has no pre-trained model to score held out
+            return "—"
         return "no cells yet" if r["n"] == 0 else f"{r['mean']:.{digits}f}{sd} ({r['n']})"
 
     out = {}
@@ -70,30 +80,99 @@ def side_by_side(frame, digits: int = 1):
     return pd.DataFrame.from_dict(out, orient="index").rename_axis("row")
 
 
-def effects_frame(docs: dict, tables: dict, effects: Sequence[Effect] = EFFECTS, confidence: float = 0.95):
-    """One row per effect: the paper's Δ in each column ours stands for (and their mean), ours with its
-    Welch interval, whether the signs agree and the verdict. `docs`, `tables`: {"5": ...}."""
+def _scores(cells, row: str, column: str) -> dict[int, float]:
+    """{seed: score} of one row in one column."""
+    picked = cells[(cells.row == row) & (cells.column == column)]
+    return dict(zip(picked.seed, picked.score))
+
+
+def shares_model(table, a: str, b: str) -> bool:
+    """Whether rows a and b fine-tune one pre-trained model at each seed (Table 5's BiLSTM on the LTR
+    model): then that model's luck is common to both, and their difference is read paired."""
+    rows = {r.name: r for r in table.rows}
+    return table.pretrained and rows[a].pretrain == rows[b].pretrain and not (rows[a].control or rows[b].control)
+
+
+def difference(table, cells, a: str, b: str, column: str, confidence: float = 0.95):
+    """mean(a) − mean(b) in `column`, its interval (None under 2 seeds a side) and how it was read."""
+    sa, sb = _scores(cells, a, column), _scores(cells, b, column)
+    if shares_model(table, a, b):
+        seeds = sorted(set(sa) & set(sb))
+        x, y = [sa[s] for s in seeds], [sb[s] for s in seeds]
+        ci = paired_difference_ci(x, y, confidence) if len(seeds) >= 2 else None
+        how = "paired"
+    else:
+        x, y = list(sa.values()), list(sb.values())
+        ci = difference_ci(x, y, confidence) if min(len(x), len(y)) >= 2 else None
+        how = "Welch"
+    d = ci.difference if ci else (float(np.mean(x) - np.mean(y)) if x and y else math.nan)
+    return d, ci, how, f"{len(x)} & {len(y)}"
+
+
+def control_reference(table) -> str | None:
+    """The row a table's control is the twin of: the same model, fine-tuned from its pre-trained weights."""
+    control = next((r for r in table.rows if r.control), None)
+    if control is None:
+        return None
+    return next(r.name for r in table.rows
+                if not r.control and r.pretrain == control.pretrain and not r.combination and not r.finetune)
+
+
+def controls_frame(docs: dict, tables: dict, confidence: float = 0.95):
+    """One row per (table, column) with a control: the reference row − its random-init control, with a
+    Welch interval, and whether it separates (an interval above 0). A column that does not separate
+    shows no pre-training at all, so no row of it can show one pre-training choice against another."""
     import pandas as pd
 
+    rows = []
+    for t, doc in docs.items():
+        table, cells = tables[t], cell_frame(doc)
+        reference = control_reference(table)
+        for measure in table.measures if reference else ():
+            if measure.kind == "heldout":
+                continue
+            d, ci, _, seeds = difference(table, cells, reference, CONTROL, measure.name, confidence)
+            rows.append({"table": t, "column": measure.name, "reference": short(reference), "Δ": d,
+                         "low": ci.low if ci else math.nan, "high": ci.high if ci else math.nan, "seeds": seeds,
+                         "separates": None if ci is None else bool(ci.low > 0)})
+    return pd.DataFrame(rows, columns=["table", "column", "reference", "Δ", "low", "high", "seeds", "separates"])
+
+
+def verdict(d: float, ci, paper: float, separates: bool | None) -> str:
+    """One of VERDICTS: only an interval that excludes 0 agrees or disagrees."""
+    if ci is None:
+        return "no interval: fewer than 2 seeds"
+    if separates is False:
+        return "no signal: the control does not separate"
+    if d == 0 and ci.low == ci.high:
+        return "no difference: equal scores"
+    same = bool(np.sign(d) == np.sign(paper))
+    if ci.low > 0 or ci.high < 0:
+        return "agrees" if same else "disagrees"
+    return "same sign, inconclusive" if same else "opposite sign, inconclusive"
+
+
+def effects_frame(docs: dict, tables: dict, effects: Sequence[Effect] = EFFECTS, confidence: float = 0.95):
+    """One row per effect: the paper's Δ in each column ours stands for (and their mean), ours with its
+    interval (paired or Welch: `how`), whether the signs agree, whether the column's control separates
+    (None: no control measured) and the verdict. `docs`, `tables`: {"5": ...}."""
+    import pandas as pd
+
+    controls = controls_frame(docs, tables, confidence)
+    separates = {(r.table, r.column): r.separates for r in controls.itertuples()}
     rows = []
     for e in effects:
         table, cells, paper_rows = tables[e.table], cell_frame(docs[e.table]), {r.name: r.paper for r in tables[e.table].rows}
         deltas = {PAPER_NAMES.get(k, k): paper_rows[e.variant][k] - paper_rows[e.reference][k]
                   for k in table.paper_columns.get(e.column, ())}
         paper = float(np.mean(list(deltas.values()))) if deltas else math.nan
-        ours = [cells[(cells.row == r) & (cells.column == e.column)].score.to_numpy() for r in (e.variant, e.reference)]
-        ci = difference_ci(*ours, confidence) if min(map(len, ours)) >= 2 else None
-        d = ci.difference if ci else (ours[0].mean() - ours[1].mean() if min(map(len, ours)) else math.nan)
-        agree = bool(np.sign(d) == np.sign(paper)) if not math.isnan(d) else None
-        excludes = ci is not None and (ci.low > 0 or ci.high < 0)
-        verdict = ("no CI: fewer than 2 seeds" if ci is None else "no difference: equal scores" if d == 0 else
-                   ("agrees" if excludes else "agrees, CI spans 0") if agree else
-                   ("opposite" if excludes else "opposite, CI spans 0"))
+        d, ci, how, seeds = difference(table, cells, e.variant, e.reference, e.column, confidence)
+        control = separates.get((e.table, e.column))
         rows.append({"table": e.table, "effect": f"{short(e.variant)} − {short(e.reference)}", "column": e.column,
                      "paper Δ": paper, "paper Δ by column": deltas, "ours Δ": d,
-                     "low": ci.low if ci else math.nan, "high": ci.high if ci else math.nan,
-                     "seeds": f"{len(ours[0])} & {len(ours[1])}", "same sign": agree, "verdict": verdict,
-                     "claim": e.claim})
+                     "low": ci.low if ci else math.nan, "high": ci.high if ci else math.nan, "how": how,
+                     "seeds": seeds, "same sign": bool(np.sign(d) == np.sign(paper)) if not math.isnan(d) else None,
+                     "control separates": control, "verdict": verdict(d, ci, paper, control), "claim": e.claim})
     return pd.DataFrame(rows)
 
 

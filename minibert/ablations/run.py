@@ -58,7 +58,7 @@ def run_tables(tables: list[str], budget: Budget, *, out: str | Path = "runs/abl
         row = next(r for r in table.rows if r.name == row_name)
         stored = stored_cell(path, row_name, seed)
         if stored is not None:  # finished; a column added to the table since is measured now
-            missing = tuple(m for m in table.measures if m.name not in stored["scores"])
+            missing = tuple(m for m in row.measures(table) if m.name not in stored["scores"])
             if missing:
                 say(f"Table {t}, {row_name}, seed {seed}: adding {', '.join(m.name for m in missing)}")
                 docs[t] = add_cell(path, head(t),

@@ -146,7 +146,7 @@ def summary(number: str, folder: Path | str = RESULTS) -> str:
         cells = [c for c in doc["cells"] if c["row"] == row.name]
         out = [row.name]
         for m in table.measures:
-            values = [c["scores"][m.name] for c in cells]
+            values = [c["scores"][m.name] for c in cells if m.name in c["scores"]]  # a control: no held-out
             scale = 1 if m.metric == "perplexity" else 100
             ours = (f"{statistics.fmean(values) * scale:.1f} ± {statistics.stdev(values) * scale:.1f} (n={len(values)})"
                     if len(values) > 1 else f"{values[0] * scale:.1f} (n=1)" if values else "-")

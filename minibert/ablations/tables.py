@@ -6,6 +6,9 @@ rows (what is pre-trained or fine-tuned differently) and its columns (what is me
     Table 7  feature-based against fine-tuning, on a tagging task: which hidden states feed a BiLSTM
     Table 8  the masking mix: of the 15% selected, how many become [MASK], stay the same, turn random
 
+Every table ends with its positive control (`CONTROL`): the reference row's fine-tuning from random
+weights. A column in which the reference row does not beat its control cannot show an ablation.
+
 Each row says which of the paper's rows it stands for (`paper`, read from `minibert.paper`), so the
 chapter sets ours beside theirs. Our columns are the course's tasks standing in for the paper's:
 next-sentence (a pair task, for MNLI, QNLI and MRPC), sentiment (SST-2) and names (CoNLL-2003 NER).
@@ -40,6 +43,15 @@ class Row:
     finetune: dict = field(default_factory=dict)  # FinetuneConfig fields (e.g. bilstm=True)
     combination: str | None = None  # Table 7: the feature-based row's hidden states (None: fine-tuning)
 
+    @property
+    def control(self) -> bool:
+        """The positive control: the reference row's fine-tuning from fresh weights (no held-out column)."""
+        return self.finetune.get("init") == "random"
+
+    def measures(self, table: "Table") -> tuple["Measure", ...]:
+        """The columns this row is measured in: a control has no pre-trained model to score held out."""
+        return tuple(m for m in table.measures if not (self.control and m.kind == "heldout"))
+
 
 @dataclass(frozen=True)
 class Table:
@@ -65,6 +77,14 @@ def _paper_row(table: list[dict], **match) -> dict:
 
 
 BERT = {"objective": "mlm", "nsp": True}  # the budget's defaults, spelt out: the reference row
+# The positive control beside every reference row: the same fine-tuning from random weights (the BERT
+# row's architecture and vocabulary, no pre-training). A column where the reference does not beat it
+# shows no pre-training at all, so it cannot show one pre-training choice against another.
+CONTROL = "Random init (control)"
+
+
+def _control(pretrain: dict | None = None) -> Row:
+    return Row(CONTROL, {}, pretrain if pretrain is not None else BERT, {"init": "random"})
 
 TABLE_5 = Table("5", "Pre-training tasks", (
     Row("BERT (MLM + NSP)", _paper_row(paper.TABLE_5, system="BERT-BASE"), BERT),
@@ -72,6 +92,7 @@ TABLE_5 = Table("5", "Pre-training tasks", (
     Row("LTR & No NSP", _paper_row(paper.TABLE_5, system="LTR & No NSP"), {"objective": "ltr", "nsp": False}),
     Row("+ BiLSTM", _paper_row(paper.TABLE_5, system="+ BiLSTM"), {"objective": "ltr", "nsp": False},
         {"bilstm": True}),
+    _control(),
 ), (NEXT, SENTIMENT, NAMES, PERPLEXITY),
     {"next-sentence": ("mnli_m", "qnli", "mrpc"), "sentiment": ("sst_2",), "names": ("squad_f1",)})
 
@@ -80,7 +101,7 @@ TABLE_5 = Table("5", "Pre-training tasks", (
 TABLE_6 = Table("6", "Model size", tuple(
     Row(f"L={layers}, H=128, A=2", paper_row, {"model_overrides": {"num_hidden_layers": layers}} if layers != 2 else BERT)
     for layers, paper_row in zip((1, 2, 4), (paper.TABLE_6[0], paper.TABLE_6[2], paper.TABLE_6[3]))
-), (PERPLEXITY, NEXT, SENTIMENT),
+) + (_control(),), (PERPLEXITY, NEXT, SENTIMENT),
     {"held-out perplexity": ("lm_ppl",), "next-sentence": ("mnli_m", "mrpc"), "sentiment": ("sst_2",)})
 
 TABLE_7 = Table("7", "Feature-based against fine-tuning", (
@@ -94,6 +115,7 @@ TABLE_7 = Table("7", "Feature-based against fine-tuning", (
         combination="concat-last-four"),
     Row("Weighted Sum All Layers", _paper_row(paper.TABLE_7, system="Weighted Sum All 12 Layers"),
         combination="weighted-sum-all"),
+    _control({}),
 ), (NAMES,), {"names": ("dev_f1",)}, pretrained=False)
 
 
@@ -103,7 +125,8 @@ def _mix_row(mask: float, same: float, random: float) -> Row:
     return Row(f"MASK {mask:.0%} · SAME {same:.0%} · RND {random:.0%}", row, settings)
 
 
-TABLE_8 = Table("8", "The masking mix", tuple(_mix_row(r["mask"], r["same"], r["random"]) for r in paper.TABLE_8),
+TABLE_8 = Table("8", "The masking mix", tuple(_mix_row(r["mask"], r["same"], r["random"]) for r in paper.TABLE_8)
+                + (_control(),),
                 (NEXT, NAMES, NAMES_FEATURES, PERPLEXITY),
                 {"next-sentence": ("mnli_fine_tune",), "names": ("ner_fine_tune",),
                  "names (feature-based)": ("ner_feature_based",)})

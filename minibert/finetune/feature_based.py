@@ -27,6 +27,7 @@ from .. import seeding
 from ..heads import COMBINATIONS, FeatureTagger, chosen_layers
 from ..hub import resolve
 from ..inputs import IGNORE_INDEX
+from ..config import BertConfig
 from ..model import BertModel
 from ..tasks import get_task
 from ..tokenizer import Tokenizer
@@ -83,11 +84,15 @@ def feature_based(cfg: FinetuneConfig, combination: str, *, cache: dict | None =
 
 def _features(cfg: FinetuneConfig, task, cache: dict) -> dict:
     key = (cfg.model, cfg.task, cfg.max_train_examples, cfg.sample, cfg.eval_split, cfg.max_eval_examples,
-           cfg.max_seq_length)
+           cfg.max_seq_length, cfg.init, cfg.seed if cfg.init == "random" else None)
     if key not in cache:
         folder = resolve(model_folder(cfg.model))
         tokenizer = Tokenizer.from_pretrained(folder)
-        encoder = BertModel.from_pretrained(folder)
+        if cfg.init == "random":  # the control: the same architecture, weights drawn by this run's seed
+            torch.manual_seed(cfg.seed)
+            encoder = BertModel(BertConfig.from_json_file(folder / "config.json"))
+        else:
+            encoder = BertModel.from_pretrained(folder)
         splits = dict(zip(("train", "dev"), examples(cfg)))
         cache[key] = {"num_layers": encoder.config.num_hidden_layers, "hidden_size": encoder.config.hidden_size}
         for split, rows in splits.items():

@@ -18,8 +18,9 @@ import numpy as np
 from ..heads.bilstm import COMBINATIONS, chosen_layers
 from .masking import masking_view
 
-VERDICT_COLOURS = {"agrees": "#2e7d32", "agrees, CI spans 0": "#9ccc65", "opposite, CI spans 0": "#ffb74d",
-                   "opposite": "#c62828", "no difference: equal scores": "#90a4ae", "no CI: fewer than 2 seeds": "0.6"}
+VERDICT_COLOURS = {"agrees": "#2e7d32", "same sign, inconclusive": "0.55", "opposite sign, inconclusive": "0.55",
+                   "disagrees": "#c62828", "no signal: the control does not separate": "0.8",
+                   "no difference: equal scores": "0.8", "no interval: fewer than 2 seeds": "0.8"}
 
 
 def table_figure(frame, cells, *, baselines: dict | None = None, title: str = "ours (left) beside the paper's (right)"):
