@@ -55,6 +55,7 @@ def test_every_table_runs_end_to_end_and_records_its_provenance(filled):
         assert doc == docs[number]
         assert {(c["row"], c["seed"]) for c in doc["cells"]} == {(r.name, 0) for r in table.rows}
         assert doc["budget"] == b.to_dict() and doc["command"] == "test" and doc["seeds"] == [0]
+        assert doc["commit"] and all(c["commit"] == doc["commit"] and "clean" in c for c in doc["cells"])
         assert doc["columns"] == {m.name: m.metric for m in table.measures}
         rows = {r.name: r for r in table.rows}
         for cell in doc["cells"]:

@@ -95,7 +95,9 @@ def check_budget(path: Path, budget: Budget) -> None:
 
 
 def add_cell(path: Path, head: dict, cell: dict) -> dict:
-    """Add one finished cell (replacing a cell of the same row and seed) and return the document."""
+    """Add one finished cell (replacing a cell of the same row and seed) and return the document. The
+    cell records the code it was made with (`commit`, `clean`): a file's cells may span commits."""
+    cell = {**cell, "commit": head.get("commit"), "clean": head.get("clean")}
     with _locked(path):
         doc = read(path) or {**head, "started": _now(), "cells": []}
         doc.update({k: head[k] for k in ("title", "rows", "columns", "seeds")})  # the table as it is now
