@@ -160,9 +160,10 @@ def effects_frame(docs: dict, tables: dict, effects: Sequence[Effect] = EFFECTS,
 
     controls = controls_frame(docs, tables, confidence)
     separates = {(r.table, r.column): r.separates for r in controls.itertuples()}
+    frames = {t: cell_frame(doc) for t, doc in docs.items()}  # once per table, not once per effect
     rows = []
     for e in effects:
-        table, cells, paper_rows = tables[e.table], cell_frame(docs[e.table]), {r.name: r.paper for r in tables[e.table].rows}
+        table, cells, paper_rows = tables[e.table], frames[e.table], {r.name: r.paper for r in tables[e.table].rows}
         deltas = {PAPER_NAMES.get(k, k): paper_rows[e.variant][k] - paper_rows[e.reference][k]
                   for k in table.paper_columns.get(e.column, ())}
         paper = float(np.mean(list(deltas.values()))) if deltas else math.nan

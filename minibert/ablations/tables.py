@@ -86,6 +86,7 @@ CONTROL = "Random init (control)"
 def _control(pretrain: dict | None = None) -> Row:
     return Row(CONTROL, {}, pretrain if pretrain is not None else BERT, {"init": "random"})
 
+
 TABLE_5 = Table("5", "Pre-training tasks", (
     Row("BERT (MLM + NSP)", _paper_row(paper.TABLE_5, system="BERT-BASE"), BERT),
     Row("No NSP", _paper_row(paper.TABLE_5, system="No NSP"), {"nsp": False}),
