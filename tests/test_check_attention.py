@@ -20,7 +20,7 @@ CHECKERS = {  # checker -> the function its exercise defines
     "scaled_attention": "my_attention",
     "padding_mask": "my_padding_mask",
     "causal_mask": "my_causal_mask",
-    "multi_head": "my_multi_head",
+    "packed_attention": "my_packed_attention",
     "one_head": "my_one_head",
 }
 
@@ -454,10 +454,17 @@ def causal_with_loops(attention_mask):  # correct: plain Python
                          for b in range(B)])
 
 
-# --- Exercise 2.5: multi-head attention from its weights ------------------------------------------
+# --- Exercise 2.5: multi-head attention over packed sequences ------------------------------------
 
-def _mha(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", scale=None, output=True,
-         masking="keys", key="key"):
+def _visible(ids, masking):
+    """(B, 1, T, T): may query i see key j? The learner's usual ways of building it from sequence_ids."""
+    same = ids[:, :, None] == ids[:, None, :]
+    real = (ids != 0)[:, None, :]
+    return {"packed": same & real, "padding": real.expand_as(same), "same": same}[masking][:, None]
+
+
+def _mha(x, ids, w, nh, *, transpose=True, split="heads", merge="heads", scale=None, output=True,
+         masking="packed", key="key", fill=-1e9):
     B, T, H = x.shape
     hs = H // nh
     lin = (lambda t, n: t @ w[n + ".weight"].T + w[n + ".bias"]) if transpose else \
@@ -471,8 +478,7 @@ def _mha(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", scale=
     q, k, v = sp(lin(x, "query")), sp(lin(x, key)), sp(lin(x, "value"))
     scores = q @ k.transpose(-2, -1) / math.sqrt(scale or hs)
     if masking != "none":
-        m = mask.bool()[:, None, None, :] if masking == "keys" else mask.bool()[:, None, :, None]
-        scores = scores.masked_fill(~m, -1e9)
+        scores = scores.masked_fill(~_visible(ids, masking), fill)
     c = scores.softmax(-1) @ v
     if merge == "heads":
         c = c.transpose(1, 2).reshape(B, T, H)
@@ -485,73 +491,102 @@ def _mha(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", scale=
     return lin(c, "output") if output else c
 
 
-def mha_weight_not_transposed(x, m, w, nh):
-    return _mha(x, m, w, nh, transpose=False)
+def mha_weight_not_transposed(x, ids, w, nh):
+    return _mha(x, ids, w, nh, transpose=False)
 
 
-def mha_heads_interleaved(x, m, w, nh):
-    return _mha(x, m, w, nh, split="interleaved")
+def mha_heads_interleaved(x, ids, w, nh):
+    return _mha(x, ids, w, nh, split="interleaved")
 
 
-def mha_split_by_view_only(x, m, w, nh):
-    return _mha(x, m, w, nh, split="view")
+def mha_split_by_view_only(x, ids, w, nh):
+    return _mha(x, ids, w, nh, split="view")
 
 
-def mha_merge_without_transpose(x, m, w, nh):
-    return _mha(x, m, w, nh, merge="no transpose")
+def mha_merge_without_transpose(x, ids, w, nh):
+    return _mha(x, ids, w, nh, merge="no transpose")
 
 
-def mha_merge_with_view(x, m, w, nh):
-    return _mha(x, m, w, nh, merge="view")
+def mha_merge_with_view(x, ids, w, nh):
+    return _mha(x, ids, w, nh, merge="view")
 
 
-def mha_merge_interleaved(x, m, w, nh):
-    return _mha(x, m, w, nh, merge="interleaved")
+def mha_merge_interleaved(x, ids, w, nh):
+    return _mha(x, ids, w, nh, merge="interleaved")
 
 
-def mha_scaled_by_hidden_size(x, m, w, nh):
-    return _mha(x, m, w, nh, scale=x.shape[-1])
+def mha_scaled_by_hidden_size(x, ids, w, nh):
+    return _mha(x, ids, w, nh, scale=x.shape[-1])
 
 
-def mha_without_output_projection(x, m, w, nh):
-    return _mha(x, m, w, nh, output=False)
+def mha_without_output_projection(x, ids, w, nh):
+    return _mha(x, ids, w, nh, output=False)
 
 
-def mha_mask_ignored(x, m, w, nh):
-    return _mha(x, m, w, nh, masking="none")
+def mha_mask_ignored(x, ids, w, nh):
+    return _mha(x, ids, w, nh, masking="none")
 
 
-def mha_mask_on_queries(x, m, w, nh):
-    return _mha(x, m, w, nh, masking="queries")
+def mha_padding_hidden_only(x, ids, w, nh):  # the chapter's padding mask: sequences see each other
+    return _mha(x, ids, w, nh, masking="padding")
 
 
-def mha_keys_from_query_weights(x, m, w, nh):
-    return _mha(x, m, w, nh, key="query")
+def mha_minus_infinity(x, ids, w, nh):  # a padding query's row is all -inf: softmax gives NaN there
+    return _mha(x, ids, w, nh, fill=float("-inf"))
 
 
-def mha_transposes_the_callers_weights(x, m, w, nh):
+def mha_mask_without_head_axis(x, ids, w, nh):  # a (B, T, T) mask lines its B axis up with the heads
+    B, T, H = x.shape
+    hs = H // nh
+    q, k, v = ((x @ w[n + ".weight"].T + w[n + ".bias"]).view(B, T, nh, hs).transpose(1, 2)
+               for n in ("query", "key", "value"))
+    visible = (ids[:, :, None] == ids[:, None, :]) & (ids != 0)[:, None, :]              # (B, T, T)
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(hs)).masked_fill(~visible, -1e9)
+    return (scores.softmax(-1) @ v).transpose(1, 2).reshape(B, T, H) @ w["output.weight"].T + w["output.bias"]
+
+
+def mha_keys_from_query_weights(x, ids, w, nh):
+    return _mha(x, ids, w, nh, key="query")
+
+
+def mha_transposes_the_callers_weights(x, ids, w, nh):
     for name in ("query", "key", "value", "output"):
         w[name + ".weight"].t_()  # in place, so that x @ W works: the caller's weights are transposed
-    return _mha(x, m, w, nh, transpose=False)
+    return _mha(x, ids, w, nh, transpose=False)
 
 
-def mha_with_linear_and_sdpa(x, m, w, nh):  # correct: F.linear and the fused kernel
+def mha_with_linear_and_sdpa(x, ids, w, nh):  # correct: F.linear and the fused kernel, padding seeing itself
     B, T, H = x.shape
     q, k, v = (F.linear(x, w[n + ".weight"], w[n + ".bias"]).unflatten(-1, (nh, H // nh)).transpose(1, 2)
                for n in ("query", "key", "value"))
-    c = F.scaled_dot_product_attention(q, k, v, attn_mask=m.bool()[:, None, None, :])
+    c = F.scaled_dot_product_attention(q, k, v, attn_mask=_visible(ids, "same"))
     return F.linear(c.transpose(1, 2).flatten(2), w["output.weight"], w["output.bias"])
 
 
-def mha_loop_over_heads(x, m, w, nh):  # correct: one head at a time, concatenated
+def mha_one_sequence_at_a_time(x, ids, w, nh):  # correct: cut each sequence out, attend, put it back
+    B, T, H = x.shape
+    hs = H // nh
+    out = torch.zeros_like(x)
+    for b in range(B):
+        for k in set(ids[b].tolist()) - {0}:
+            where = ids[b] == k
+            s = x[b, where]                                                       # (n, H)
+            q, kk, v = ((s @ w[n + ".weight"].T + w[n + ".bias"]).view(-1, nh, hs).transpose(0, 1)
+                        for n in ("query", "key", "value"))
+            c = torch.einsum("hqk,hkd->qhd", (q @ kk.mT / math.sqrt(hs)).softmax(-1), v).reshape(-1, H)
+            out[b, where] = c @ w["output.weight"].T + w["output.bias"]
+    return out
+
+
+def mha_loop_over_heads(x, ids, w, nh):  # correct: one head at a time, Google's additive -10000
     H = x.shape[-1]
     hs = H // nh
+    allowed = ((ids[:, :, None] == ids[:, None, :]) & (ids != 0)[:, None, :]).float()   # (B, T, T)
     outs = []
     for h in range(nh):
         r = slice(h * hs, (h + 1) * hs)
         q, k, v = (x @ w[n + ".weight"][r].T + w[n + ".bias"][r] for n in ("query", "key", "value"))
-        scores = torch.einsum("bqd,bkd->bqk", q, k) / math.sqrt(hs)
-        scores = scores + (1.0 - m[:, None, :].float()) * -10000.0
+        scores = torch.einsum("bqd,bkd->bqk", q, k) / math.sqrt(hs) + (1.0 - allowed) * -10000.0
         outs.append(scores.softmax(-1) @ v)
     return torch.cat(outs, dim=-1) @ w["output.weight"].T + w["output.bias"]
 
@@ -692,18 +727,21 @@ BUGS = [
     ("causal_mask", causal_only, r"received shape \(4, 4\)\n.*causal part alone"),
     ("causal_mask", causal_without_head_axis, r"received shape \(1, 4, 4\)\n.*add the head axis"),
     ("causal_mask", causal_changes_the_callers_mask, r"changed its argument 1 in place"),
-    ("multi_head", mha_weight_not_transposed, r"x @ W.T \+ b"),
-    ("multi_head", mha_heads_interleaved, r"heads are interleaved, each taking every nh-th feature"),
-    ("multi_head", mha_split_by_view_only, r"re-reads memory in order"),
-    ("multi_head", mha_merge_without_transpose, r"merging without the transpose"),
-    ("multi_head", mha_merge_with_view, r"not contiguous in memory.*\.reshape"),
-    ("multi_head", mha_merge_interleaved, r"interleave"),
-    ("multi_head", mha_scaled_by_hidden_size, r"divided the scores by √H"),
-    ("multi_head", mha_without_output_projection, r"output projection is missing"),
-    ("multi_head", mha_mask_ignored, r"attention_mask was not applied"),
-    ("multi_head", mha_mask_on_queries, r"masked the padded queries"),
-    ("multi_head", mha_keys_from_query_weights, r"keys were computed with the query weights"),
-    ("multi_head", mha_transposes_the_callers_weights, r"changed weights\['query.weight'\] in place"),
+    ("packed_attention", mha_weight_not_transposed, r"x @ W.T \+ b"),
+    ("packed_attention", mha_heads_interleaved, r"heads are interleaved, each taking every nh-th feature"),
+    ("packed_attention", mha_split_by_view_only, r"re-reads memory in order"),
+    ("packed_attention", mha_merge_without_transpose, r"each of these mistakes.*re-reads memory.*; or merging "
+                                                       r"without moving the head axis back"),
+    ("packed_attention", mha_merge_with_view, r"not contiguous in memory.*\.reshape"),
+    ("packed_attention", mha_merge_interleaved, r"interleave"),
+    ("packed_attention", mha_scaled_by_hidden_size, r"divided the scores by √H"),
+    ("packed_attention", mha_without_output_projection, r"output projection is missing"),
+    ("packed_attention", mha_mask_ignored, r"attended to the other sequences of its row"),
+    ("packed_attention", mha_padding_hidden_only, r"attended to the other sequences of its row"),
+    ("packed_attention", mha_mask_without_head_axis, r"\(B, T, T\) mask.*\(B, 1, T, T\)"),
+    ("packed_attention", mha_minus_infinity, r"NaN or inf at padding positions.*\n.*row of -inf"),
+    ("packed_attention", mha_keys_from_query_weights, r"keys were computed with the query weights"),
+    ("packed_attention", mha_transposes_the_callers_weights, r"changed weights\['query.weight'\] in place"),
     ("one_head", head_weight_columns, r"\(out, in\).*rows"),
     ("one_head", head_scaled_by_hidden_size, r"divided by √H"),
     ("one_head", head_scaled_by_d, r"divided by hs; divide by √hs"),
@@ -726,8 +764,9 @@ ACCEPTED = [
     ("padding_mask", mask_where),
     ("causal_mask", causal_by_comparison),
     ("causal_mask", causal_with_loops),
-    ("multi_head", mha_with_linear_and_sdpa),
-    ("multi_head", mha_loop_over_heads),
+    ("packed_attention", mha_with_linear_and_sdpa),
+    ("packed_attention", mha_one_sequence_at_a_time),
+    ("packed_attention", mha_loop_over_heads),
     ("one_head", head_with_python_loops),
     ("one_head", head_from_the_whole_layer),
     ("one_head", head_as_a_list),

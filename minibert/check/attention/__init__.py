@@ -4,7 +4,7 @@
     check.scaled_attention(my_attention)       Exercise 2.2, softmax(QKᵀ/√d)V with a key mask, any T_q, T_k
     check.padding_mask(my_padding_mask)        Exercise 2.3, the additive (B, 1, 1, T) mask in a given dtype
     check.causal_mask(my_causal_mask)          Exercise 2.4, the causal (GPT-style) mask with padding
-    check.multi_head(my_multi_head)            Exercise 2.5, multi-head self-attention from its weights
+    check.packed_attention(my_packed_attention)  Exercise 2.5, multi-head attention over packed sequences
     check.one_head(my_one_head)                Exercise 2.6, one head's output for one query, by hand
 
 (The attention checker is `scaled_attention`, not `attention`: this package is already called
@@ -24,7 +24,7 @@ modules they share.
 
 from .input_embeddings import embeddings
 from .masks import causal_mask, padding_mask
-from .multi_head import multi_head, one_head
+from .multi_head import one_head, packed_attention
 from .scaled import scaled_attention
 
-__all__ = ["embeddings", "scaled_attention", "padding_mask", "causal_mask", "multi_head", "one_head"]
+__all__ = ["embeddings", "scaled_attention", "padding_mask", "causal_mask", "packed_attention", "one_head"]

@@ -1,5 +1,6 @@
-"""The checkers of exercises 2.5 and 2.6: multi-head self-attention from its projection weights, end
-to end, and one head's output for one query, from slices of those weights."""
+"""The checkers of exercises 2.5 and 2.6: multi-head self-attention from its projection weights over
+rows that pack several sequences (each attended alone), and one head's output for one query, from
+slices of those weights."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ def _weights(attn: SelfAttention) -> dict:
     return {name: t.detach().clone() for name, t in attn.state_dict().items() if name in NAMES}
 
 
-def _call_with_weights(fn, name, x, mask, weights, *rest):
+def _call_with_weights(fn, name, x, mask, weights, *rest, hints=SHAPE_ERRORS):
     """Call with copies, then check that neither x, the mask nor any weight was changed in place."""
     copies = {k: v.clone() for k, v in weights.items()}
     args = (x,) + (() if mask is None else (mask,))
-    got = _call_pure(fn, name, SHAPE_ERRORS, *args, copies, *rest)
+    got = _call_pure(fn, name, hints, *args, copies, *rest)
     for key, before in weights.items():
         if not torch.equal(copies[key], before):
             raise ExerciseError(f"{name}: your function changed weights[{key!r}] in place\n  hint: an in-place "
@@ -31,9 +32,20 @@ def _call_with_weights(fn, name, x, mask, weights, *rest):
     return got
 
 
-def _reference(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", scale="hs", output=True,
-               masking="keys", key_weights="key"):
-    """Multi-head self-attention as written, or as a known mistake writes it (float64)."""
+def _allowed(ids: torch.Tensor, masking: str) -> torch.Tensor:
+    """(B, 1, T, T) booleans: may query i see key j? From sequence_ids (B, T), 0 at padding."""
+    ids = ids.long()
+    real = ids != 0
+    same = ids[:, :, None] == ids[:, None, :]                                  # (B, T_q, T_k)
+    allowed = {"packed": same & real[:, None, :],
+               "same sequence": same,                                          # padding queries see padding
+               "padding": real[:, None, :].expand_as(same)}[masking]            # every real key of the row
+    return allowed[:, None]
+
+
+def _reference(x, ids, w, nh, *, transpose=True, split="heads", merge="heads", scale="hs", output=True,
+               masking="packed", key_weights="key"):
+    """Packed multi-head self-attention as written, or as a known mistake writes it (float64)."""
     x = x.double()
     w = {k: v.double() for k, v in w.items()}
     B, T, H = x.shape
@@ -45,9 +57,8 @@ def _reference(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", 
               "view": lambda t: t.reshape(B, nh, T, hs)}
     q, k, v = (splits[split](lin(x, n)) for n in ("query", key_weights, "value"))
     scores = q @ k.transpose(-2, -1) / math.sqrt({"hs": hs, "H": H}[scale])
-    if mask is not None and masking != "none":
-        m = mask.bool()[:, None, None, :] if masking == "keys" else mask.bool()[:, None, :, None]
-        scores = scores.masked_fill(~m, torch.finfo(scores.dtype).min)
+    if masking != "none":
+        scores = scores.masked_fill(~_allowed(ids, masking), torch.finfo(scores.dtype).min)
     context = scores.softmax(-1) @ v                                           # (B, nh, T, hs)
     merged = {"heads": lambda c: c.transpose(1, 2).reshape(B, T, H),
               "interleaved": lambda c: c.permute(0, 2, 3, 1).reshape(B, T, H),
@@ -55,68 +66,122 @@ def _reference(x, mask, w, nh, *, transpose=True, split="heads", merge="heads", 
     return lin(merged, "output") if output else merged
 
 
-def _multi_head_mistakes(x, mask, w, nh):
-    r = lambda **kw: (lambda: _reference(x, mask, w, nh, **kw))  # noqa: E731
+def _packed_mistakes(x, ids, w, nh):
+    r = lambda **kw: (lambda: _reference(x, ids, w, nh, **kw))  # noqa: E731
     return [
+        (r(masking="padding"), "a token attended to the other sequences of its row: hiding the padding is not "
+                               "enough; key j is visible to query i only when sequence_ids[j] == sequence_ids[i]"),
         (r(transpose=False), "nn.Linear computes x @ W.T + b (its weight is (out, in)); you multiplied by W itself"),
         (r(split="interleaved"), "your heads are interleaved, each taking every nh-th feature; head h owns the "
                                  "contiguous slice h·hs .. (h+1)·hs - 1: split H as (nh, hs), not (hs, nh), and "
                                  "merge back in the same order"),
-        (r(split="view"), "viewing (B, T, H) straight as (B, nh, T, hs) re-reads memory in order; view as "
-                          "(B, T, nh, hs), then transpose(1, 2)"),
-        (r(merge="no transpose"), "merging without the transpose glues together numbers of different tokens; "
-                                  "transpose(1, 2) back to (B, T, nh, hs), then reshape to (B, T, H)"),
+        (r(split="view"), "viewing (B, T, H) straight as (B, nh, T, hs) re-reads memory in order; which axes "
+                          "did that glue together? Cut H first, then move the head axis"),
+        (r(merge="no transpose"), "merging without moving the head axis back glues together numbers of different "
+                                  "tokens: undo the split's steps in reverse order"),
         (r(merge="interleaved"), "your merge interleaves the heads' features; each head's hs features go back to "
                                  "one contiguous slice: flatten (nh, hs), not (hs, nh)"),
         (r(scale="H"), "you divided the scores by √H, the hidden size; d is the size of one head, hs = H / nh"),
         (r(output=False), "the output projection is missing: the merged heads go through output.weight and "
                           "output.bias"),
-        (r(masking="none"), "attention_mask was not applied: padded keys must get probability 0"),
-        (r(masking="queries"), "you masked the padded queries (rows) instead of the padded keys (columns)"),
         (r(key_weights="query"), "your keys were computed with the query weights; keys use key.weight and "
                                  "key.bias"),
     ]
 
 
-def multi_head(fn) -> None:
-    """Check `fn(x, attention_mask, weights, num_heads) -> (B, T, H)`."""
-    # 1. One token (B = T = 1, H = 4, nh = 2): attention over a single key is the identity, so the output is
-    #    the token's value, projected twice. value.weight W_v = a cyclic shift, rows [0,1,0,0], [0,0,1,0],
-    #    [0,0,0,1], [1,0,0,0]; x = [1, 2, 3, 4]: x W_vᵀ = [2, 3, 4, 1] (row r of W_v picks x[r + 1]),
-    #    + value.bias [0, 0, 0, 10] = [2, 3, 4, 11]; output.weight = I, output.bias = [1, 1, 1, 1]:
-    #    [3, 4, 5, 12]. With x @ W_v instead of W_vᵀ: [4, 1, 2, 3] + [0, 0, 0, 10] + 1 = [5, 2, 3, 14].
+PACKED_ERRORS = {**SHAPE_ERRORS, "must match the size of tensor b": (
+    "the scores are (B, nh, T, T); a (B, T, T) mask lines its batch axis up with the heads: give it a head "
+    "axis, (B, 1, T, T)")}
+
+
+def _padding_is_finite(name, got, ids) -> None:
+    """Every output finite: a NaN at a padding position reaches the real tokens in the next layer
+    (a hidden key still multiplies its value: 0 · NaN = NaN)."""
+    if not isinstance(got, torch.Tensor) or got.shape[:2] != ids.shape or torch.isfinite(got).all():
+        return
+    bad = ~torch.isfinite(got.detach()).all(-1)                                # (B, T)
+    b, t = (int(i) for i in torch.nonzero(bad)[0])
+    if not (bad & (ids != 0)).any():
+        raise ExerciseError(
+            f"{name}: your output is NaN or inf at padding positions (first: row {b}, position {t}); the real "
+            "tokens are right\n  hint: a padding query has no visible key, so its whole row of scores is hidden; "
+            "what does softmax return for a row of -inf? In the next layer that NaN, as a hidden key's value, "
+            "multiplies its probability 0 (0 · NaN = NaN) and spreads to every token of the row. Hide with the "
+            "most negative finite number, torch.finfo(dtype).min")
+    raise ExerciseError(f"{name}: your output is NaN or inf (first at row {b}, position {t}, a real token)")
+
+
+def _packed_ids(lengths: list[list[int]], T: int) -> torch.Tensor:
+    """sequence_ids (B, T): row b holds sequences of lengths[b] one after the other (ids 1, 2, ...), then 0s."""
+    ids = torch.zeros(len(lengths), T, dtype=torch.long)
+    for b, row in enumerate(lengths):
+        ids[b, :sum(row)] = torch.repeat_interleave(torch.arange(1, len(row) + 1), torch.tensor(row, dtype=torch.long))
+    return ids
+
+
+def _each_sequence_alone(attn: SelfAttention, x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """minibert's SelfAttention run on each packed sequence by itself, put back in place; 0 at padding."""
+    out = torch.zeros_like(x)
+    with torch.no_grad():
+        for b in range(ids.shape[0]):
+            for k in ids[b].unique().tolist():
+                if k != 0:
+                    where = ids[b] == k
+                    out[b, where] = attn(x[b, where][None], None)[0][0]
+    return out
+
+
+def packed_attention(fn) -> None:
+    """Check `fn(x, sequence_ids, weights, num_heads) -> (B, T, H)`."""
+    # 1. Two one-token sequences in one row (B = 1, T = 2, H = 4, nh = 2): alone, a token attends only to
+    #    itself, so its output is its value, projected twice. value.weight W_v = a cyclic shift, rows
+    #    [0,1,0,0], [0,0,1,0], [0,0,0,1], [1,0,0,0] (row r picks x[r + 1]), value.bias [0, 0, 0, 10],
+    #    output.weight = I, output.bias = [1, 1, 1, 1]: x = [1, 2, 3, 4] -> [2, 3, 4, 1] + [0, 0, 0, 10] + 1
+    #    = [3, 4, 5, 12]; x = [5, 6, 7, 8] -> [6, 7, 8, 5] + [0, 0, 0, 10] + 1 = [7, 8, 9, 16]. A token that
+    #    also sees the other sequence averages in the other value, and receives something between the two.
     shift = _t([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]])
     w = {n: torch.zeros(4, 4) if n.endswith("weight") else torch.zeros(4) for n in NAMES}
     w.update({"query.weight": shift.T.clone(), "key.weight": torch.eye(4), "value.weight": shift,
               "value.bias": _t([0, 0, 0, 10]), "output.weight": torch.eye(4), "output.bias": _t([1, 1, 1, 1])})
-    x = _t([[[1, 2, 3, 4]]])
-    name = ("one token x = [[[1, 2, 3, 4]]], num_heads = 2, value.weight the cyclic shift [[0, 1, 0, 0], "
-            "[0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]], value.bias [0, 0, 0, 10], output.weight I, output.bias "
-            "[1, 1, 1, 1], attention_mask [[1]]")
-    got = _call_with_weights(fn, name, x, torch.tensor([[1]]), w, 2)
-    mistake = _diagnose(got, _multi_head_mistakes(x, torch.tensor([[1]]), w, 2))
-    _expect(name, got, _t([[[3, 4, 5, 12]]]), hint=mistake or "with one token every head puts probability 1 on it: "
-                                                              "out = (x W_vᵀ + b_v) W_oᵀ + b_o")
+    x, ids = _t([[[1, 2, 3, 4], [5, 6, 7, 8]]]), torch.tensor([[1, 2]])
+    name = ("two one-token sequences in one row: x = [[[1, 2, 3, 4], [5, 6, 7, 8]]], sequence_ids [[1, 2]], "
+            "num_heads = 2, value.weight the cyclic shift [[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 0]], "
+            "value.bias [0, 0, 0, 10], output.weight I, output.bias [1, 1, 1, 1]")
+    got = _call_with_weights(fn, name, x, ids, w, 2, hints=PACKED_ERRORS)
+    _padding_is_finite(name, got, ids)
+    # Here attention is the identity, so a split by .view alone and a merge without the transpose give the
+    # same numbers: the hint names every mistake the output matches, and one only when it alone does.
+    named = [why for compute, why in _packed_mistakes(x, ids, w, 2) if _diagnose(got, [(compute, why)])]
+    _expect(name, got, _t([[[3, 4, 5, 12], [7, 8, 9, 16]]]), hint=(
+        named[0] if len(named) == 1 else "your output is what each of these mistakes gives here: "
+        + "; or ".join(named) if named else
+        "each token is a sequence of its own here, so it sees only itself: out = (x W_vᵀ + b_v) W_oᵀ + b_o"))
 
-    # Random: minibert's SelfAttention (SDPA path) with the same weights, on padded batches.
-    cases = [(2, 5, 16, 4, [5, 3]), (3, 7, 24, 6, [7, 7, 2]), (3, 6, 12, 3, [6, 4, 5]), (1, 9, 30, 5, [9]),
-             (2, 4, 8, 2, [4, 1])]
-    for seed, (B, T, H, nh, lengths) in enumerate(cases):
+    # Random: minibert's SelfAttention run on each sequence alone, against rows that pack several sequences
+    # (lengths per row), padded to T; a sequence of one token, a full row and a row of padding included.
+    cases = [(6, 16, 4, [[3, 2], [6]]), (7, 24, 6, [[2, 2, 2], [1, 4], [7]]), (8, 12, 3, [[4, 1, 2], [3, 3], []]),
+             (9, 30, 5, [[5, 4]]), (5, 8, 2, [[1, 1, 1, 1], [2]])]
+    for seed, (T, H, nh, lengths) in enumerate(cases):
         attn = _model(BertConfig(hidden_size=H, num_attention_heads=nh), SelfAttention, 300 + seed)
-        x = torch.randn(B, T, H, generator=torch.Generator().manual_seed(300 + seed))
-        mask = (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None]).long()  # (B, T)
-        with torch.no_grad():
-            expected = attn(x, mask.bool()[:, None, None, :])[0]
-        name = (f"random case {seed + 1}: x of shape ({B}, {T}, {H}), num_heads = {nh}, real lengths {lengths}, "
-                "compared with minibert's SelfAttention")
+        x = torch.randn(len(lengths), T, H, generator=torch.Generator().manual_seed(300 + seed))
+        ids = _packed_ids(lengths, T)
+        expected = _each_sequence_alone(attn, x, ids)
+        name = (f"random case {seed + 1}: x of shape {tuple(x.shape)}, num_heads = {nh}, sequence lengths "
+                f"{lengths} per row (sequence_ids {ids.tolist()}), compared with minibert's SelfAttention run "
+                "on each sequence alone")
         weights = _weights(attn)
-        got = _call_with_weights(fn, name, x, mask, weights, nh)
-        if isinstance(got, torch.Tensor) and got.shape == expected.shape and not torch.allclose(
-                got.detach().double(), expected.double(), atol=1e-5, rtol=1e-4):
-            hint = _diagnose(got, _multi_head_mistakes(x, mask, weights, nh))
-            expect_close(name, got, expected, atol=1e-5, hint=hint)
-        expect_close(name, got, expected, atol=1e-5)
-    passed("multi_head", f"1 hand-computed case and {len(cases)} random ones agree with minibert's SelfAttention")
+        got = _call_with_weights(fn, name, x, ids, weights, nh, hints=PACKED_ERRORS)
+        _padding_is_finite(name, got, ids)
+        hint = ""
+        if isinstance(got, torch.Tensor) and got.shape == expected.shape:
+            real = (ids != 0)[..., None]
+            got = got.detach().double().masked_fill(~real, 0.0)                # padding outputs are free
+            if not torch.allclose(got, expected.double(), atol=1e-5, rtol=1e-4):
+                hint = _diagnose(got, [(lambda c=c: c().masked_fill(~real, 0.0), m)
+                                       for c, m in _packed_mistakes(x, ids, weights, nh)])
+        expect_close(name, got, expected.double(), atol=1e-5, hint=hint)
+    passed("packed_attention", f"1 hand-computed case and {len(cases)} random ones agree with minibert's "
+                               "SelfAttention run on each sequence alone")
 
 
 # ---------------------------------------------------------------------------------------------------
