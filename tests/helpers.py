@@ -53,7 +53,7 @@ def checker_contract(notebook: str, exercises: list[tuple[str, str]]):
     `minibert.check` with the function it checks. Returns (solutions, stubs, test, test).
 
         SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
-            "07_sentences_and_pairs", [("encode_pair", "my_encode_pair"), ...])
+            "07_sentences_and_pairs", [("head_tail", "my_head_tail"), ...])
     """
     from pathlib import Path
 

@@ -11,100 +11,167 @@ from helpers import checker_contract
 from minibert import check
 from minibert.check import ExerciseError
 
-EXERCISES = [("encode_pair", "my_encode_pair"), ("sequence_loss", "my_sequence_loss"),
+EXERCISES = [("head_tail", "my_head_tail"), ("sequence_loss", "my_sequence_loss"),
              ("pick_setting", "my_pick_setting"), ("freeze_encoder", "my_freeze_encoder")]
 SOLUTIONS, STUBS, test_the_solution_passes, test_the_stub_raises_not_implemented = checker_contract(
     "07_sentences_and_pairs", EXERCISES)
 
 
-# --- 7.1 a pair, packed and cut --------------------------------------------------------------------
+# --- 7.1 a text too long for the window: its head and its tail -----------------------------------
 
-def pair_loop(a, b, max_length, cls, sep):  # Google's truncate_seq_pair on copies: correct
-    a, b = list(a), list(b)
-    while len(a) + len(b) > max_length - 3:
-        (a if len(a) > len(b) else b).pop()
-    return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+def _checked(max_length, head):  # the arguments refused, as the exercise asks
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need max_length >= 2 and 0 <= head <= max_length - 2")
 
 
-def pair_numpy(a, b, max_length, cls, sep):  # closed form, numpy arrays back: correct
-    keep_a, keep_b = len(a), len(b)
-    excess = keep_a + keep_b - (max_length - 3)
-    for _ in range(max(0, excess)):
-        if keep_a > keep_b:
-            keep_a -= 1
-        else:
-            keep_b -= 1
-    ids = np.array([cls, *a[:keep_a], sep, *b[:keep_b], sep])
-    return ids, np.concatenate([np.zeros(keep_a + 2, int), np.ones(keep_b + 1, int)])
+def ht_loop(ids, max_length, head, cls, sep):  # one token at a time: correct
+    if max_length < 2:
+        raise ValueError(f"max_length={max_length} < 2")
+    if head < 0 or head > max_length - 2:
+        raise ValueError(f"head={head} outside 0..{max_length - 2}")
+    n, out = len(ids), [cls]
+    for i, token in enumerate(ids):
+        if n + 2 <= max_length or i < head or i >= n - (max_length - 2 - head):
+            out.append(token)
+    return out + [sep]
 
 
-def pair_only_b(a, b, max_length, cls, sep):
-    b = b[:max(0, max_length - 3 - len(a))]
-    return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+def ht_indices(ids, max_length, head, cls, sep):  # the positions kept, written out: correct
+    _checked(max_length, head)
+    n = len(ids)
+    if n > max_length - 2:
+        keep = [*range(head), *range(n - (max_length - 2 - head), n)]
+    else:
+        keep = range(n)
+    return tuple([cls] + [int(ids[i]) for i in keep] + [sep])
 
 
-def pair_from_front(a, b, max_length, cls, sep):
-    a, b = list(a), list(b)
-    while len(a) + len(b) > max_length - 3:
-        (a if len(a) > len(b) else b).pop(0)
-    return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+def ht_numpy(ids, max_length, head, cls, sep):  # numpy, an int64 array back: correct
+    _checked(max_length, head)
+    a = np.asarray(ids, dtype=np.int64)
+    if a.size + 2 > max_length:
+        tail = max_length - 2 - head
+        a = np.concatenate([a[:head], a[a.size - tail:]])
+    return np.concatenate([[cls], a, [sep]]).astype(np.int64)
 
 
-def pair_first_sep_type_1(a, b, max_length, cls, sep):
-    ids, _ = pair_loop(a, b, max_length, cls, sep)
-    first_sep = ids.index(sep)
-    return ids, [0] * first_sep + [1] * (len(ids) - first_sep)
+def ht_minus_zero(ids, max_length, head, cls, sep):  # ids[-tail:] with tail == 0 is the whole text
+    _checked(max_length, head)
+    if len(ids) + 2 <= max_length:
+        return [cls, *ids, sep]
+    return [cls, *ids[:head], *ids[-(max_length - 2 - head):], sep]
 
 
-def pair_last_sep_type_0(a, b, max_length, cls, sep):
-    ids, types = pair_loop(a, b, max_length, cls, sep)
-    return ids, types[:-1] + [0]
+def ht_specials_not_counted(ids, max_length, head, cls, sep):  # max_length places for the text alone
+    _checked(max_length, head)
+    if len(ids) <= max_length:
+        return [cls, *ids, sep]
+    return [cls, *ids[:head], *ids[len(ids) - (max_length - head):], sep]
 
 
-def pair_budget_without_seps(a, b, max_length, cls, sep):  # only [CLS] counted
-    a, b = list(a), list(b)
-    while len(a) + len(b) > max_length - 1:
-        (a if len(a) > len(b) else b).pop()
-    return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+def ht_fits_without_specials(ids, max_length, head, cls, sep):  # the cut is right, the fit test forgets 2
+    _checked(max_length, head)
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids, sep] if n <= max_length else [cls, *ids[:head], *ids[n - tail:], sep]
 
 
-def pair_ties_from_a(a, b, max_length, cls, sep):
-    a, b = list(a), list(b)
-    while len(a) + len(b) > max_length - 3:
-        (b if len(b) > len(a) else a).pop()
-    return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+def ht_swapped(ids, max_length, head, cls, sep):  # the first `tail` and the last `head`
+    _checked(max_length, head)
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids, sep] if n + 2 <= max_length else [cls, *ids[:tail], *ids[n - head:], sep]
 
 
-def pair_padded(a, b, max_length, cls, sep):
-    ids, types = pair_loop(a, b, max_length, cls, sep)
-    return ids + [0] * (max_length - len(ids)), types + [0] * (max_length - len(types))
+def ht_tail_first(ids, max_length, head, cls, sep):
+    _checked(max_length, head)
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids, sep] if n + 2 <= max_length else [cls, *ids[n - tail:], *ids[:head], sep]
 
 
-def pair_in_place(a, b, max_length, cls, sep):
-    while len(a) + len(b) > max_length - 3:
-        (a if len(a) > len(b) else b).pop()
-    return [cls, *a, sep, *b, sep], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+def ht_tail_one_long(ids, max_length, head, cls, sep):
+    _checked(max_length, head)
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids, sep] if n + 2 <= max_length else [cls, *ids[:head], *ids[n - tail - 1:], sep]
 
 
-@pytest.mark.parametrize("style", [pair_loop, pair_numpy])
-def test_encode_pair_accepts(style, capsys):
-    check.encode_pair(style)
-    assert "✓" in capsys.readouterr().out
+def ht_tail_one_short(ids, max_length, head, cls, sep):
+    _checked(max_length, head)
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids, sep] if n + 2 <= max_length else [cls, *ids[:head], *ids[n - tail + 1:], sep]
+
+
+def ht_always_cut(ids, max_length, head, cls, sep):  # no test whether the text fits
+    _checked(max_length, head)
+    return [cls, *ids[:head], *ids[len(ids) - (max_length - 2 - head):], sep]
+
+
+def ht_no_sep(ids, max_length, head, cls, sep):
+    _checked(max_length, head)
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids] if n + 2 <= max_length else [cls, *ids[:head], *ids[n - tail:]]
+
+
+def ht_in_place(ids, max_length, head, cls, sep):  # cuts the caller's list
+    _checked(max_length, head)
+    if len(ids) + 2 > max_length:
+        del ids[head:len(ids) - (max_length - 2 - head)]
+    return [cls, *ids, sep]
+
+
+def ht_padded(ids, max_length, head, cls, sep):
+    out = ht_loop(ids, max_length, head, cls, sep)
+    return out + [0] * (max_length - len(out))
+
+
+def ht_never_refuses(ids, max_length, head, cls, sep):  # no ValueError: a bad head gives a silent cut
+    n, tail = len(ids), max_length - 2 - head
+    return [cls, *ids, sep] if n + 2 <= max_length else [cls, *ids[:head], *ids[n - tail:], sep]
+
+
+def ht_refuses_only_long_texts(ids, max_length, head, cls, sep):  # checks head where it cuts, too late
+    if len(ids) + 2 <= max_length:
+        return [cls, *ids, sep]
+    _checked(max_length, head)
+    return ht_never_refuses(ids, max_length, head, cls, sep)
+
+
+def ht_mute_error(ids, max_length, head, cls, sep):  # a ValueError that names nothing
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError("bad arguments")
+    return ht_never_refuses(ids, max_length, head, cls, sep)
+
+
+def ht_python_ints_only(ids, max_length, head, cls, sep):  # rejects np.int64 arguments
+    if not isinstance(max_length, int) or not isinstance(head, int):
+        raise TypeError("max_length and head must be int")
+    return ht_loop(ids, max_length, head, cls, sep)
+
+
+@pytest.mark.parametrize("style", [ht_loop, ht_indices, ht_numpy])
+def test_head_tail_accepts(style, capsys):
+    check.head_tail(style)
+    assert "✓ head_tail:" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("bug, message", [
-    (pair_only_b, r"(?s)A longer.*only B was cut"),
-    (pair_from_front, r"(?s)hand case.*cut from the front"),
-    (pair_first_sep_type_1, r"(?s)hand case.*first \[SEP\] ends A"),
-    (pair_last_sep_type_0, r"(?s)hand case.*last \[SEP\] ends B"),
-    (pair_budget_without_seps, r"(?s)hand case.*the two \[SEP\]s count too"),
-    (pair_ties_from_a, r"(?s)equal lengths.*removes from B"),
-    (pair_padded, r"(?s)do not pad"),
-    (pair_in_place, r"changed the lists"),
+    (ht_minus_zero, r"(?s)head=max_length-2.*tail=0.*what does ids\[-0:\] return\?"),
+    (ht_specials_not_counted, r"(?s)the worked example.*\[CLS\] and \[SEP\] take 2 of the max_length=7 places"),
+    (ht_fits_without_specials, r"(?s)one token too many.*\[CLS\] and \[SEP\] take 2"),
+    (ht_swapped, r"(?s)the worked example.*yours kept the first 3 and the last 2 tokens"),
+    (ht_tail_first, r"(?s)the worked example.*tail before the head"),
+    (ht_tail_one_long, r"(?s)the worked example.*yours kept 4 tokens from the end"),
+    (ht_tail_one_short, r"(?s)the worked example.*yours kept 2 tokens from the end"),
+    (ht_always_cut, r"(?s)room to spare.*the text fits here.*nothing appears twice"),
+    (ht_no_sep, r"(?s)the worked example.*no \[SEP\] at the end"),
+    (ht_in_place, r"changed the list it was given"),
+    (ht_padded, r"(?s)room to spare.*do not pad"),
+    (ht_never_refuses, r"max_length=1.*expected a ValueError, your function returned"),
+    (ht_refuses_only_long_texts, r"(?s)ids=\[1, 2\].*whatever the text.*expected a ValueError"),
+    (ht_mute_error, r"(?s)your ValueError says 'bad arguments'.*name the values"),
+    (ht_python_ints_only, r"numpy ints.*raised TypeError"),
 ])
-def test_encode_pair_rejects(bug, message):
+def test_head_tail_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
-        check.encode_pair(bug)
+        check.head_tail(bug)
 
 
 # --- 7.2 the head by hand, and its loss for each kind of label ----------------------------------------
