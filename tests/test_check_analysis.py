@@ -293,6 +293,30 @@ def classes_from_test(train_x, train_y, test_x, test_y):
     B = torch.cat([(test_x - mean) / std, torch.ones(len(test_x), 1)], 1).double()
     return ((B @ W).argmax(-1) == test_y).double().mean().item()
 
+def _standardised_probe(train_x, train_y, test_x, test_y, *, centre, scale, classes):
+    """A ridge probe whose standardisation and class count are the caller's (the usual slips)."""
+    m, s = centre(train_x, test_x), scale(train_x, test_x)
+    A = torch.cat([(train_x - m[0]) / s[0], torch.ones(len(train_x), 1)], 1).double()
+    T = torch.zeros(len(train_y), classes(train_y), dtype=torch.float64)
+    T[torch.arange(len(train_y)), train_y.clamp_max(classes(train_y) - 1)] = 1.0
+    W = torch.linalg.solve(A.T @ A + torch.eye(A.shape[1], dtype=A.dtype), A.T @ T)
+    B = torch.cat([(test_x - m[1]) / s[1], torch.ones(len(test_x), 1)], 1).double()
+    return ((B @ W).argmax(-1) == test_y).double().mean().item()
+
+def each_set_by_its_own_statistics(train_x, train_y, test_x, test_y):
+    return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (a.mean(0), b.mean(0)),
+                               scale=lambda a, b: (a.std(0), b.std(0).clamp_min(1e-6)),
+                               classes=lambda y: int(y.max()) + 1)
+
+def one_std_for_all_features(train_x, train_y, test_x, test_y):
+    return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (a.mean(),) * 2,
+                               scale=lambda a, b: (a.std(),) * 2, classes=lambda y: int(y.max()) + 1)
+
+def as_many_classes_as_distinct_tags(train_x, train_y, test_x, test_y):
+    return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (a.mean(0),) * 2,
+                               scale=lambda a, b: (a.std(0).clamp_min(1e-6),) * 2,
+                               classes=lambda y: len(torch.unique(y)))
+
 def argmax_wrong_axis(train_x, train_y, test_x, test_y):
     mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
     A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
@@ -346,6 +370,9 @@ def test_probe_accepts(style, capsys):
     (count, r"not a count"),
     (classes_from_test, r"12 classes.*raised"),
     (argmax_wrong_axis, r"expected 1.0"),
+    (each_set_by_its_own_statistics, r"(?s)tag 1 only.*expected 1.0.*which statistics did yours use"),
+    (one_std_for_all_features, r"(?s)100 times smaller.*each feature with its own training mean and std"),
+    (as_many_classes_as_distinct_tags, r"(?s)no word of tag 2.*how many distinct tags there are is not K"),
 ])
 def test_probe_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -246,6 +246,22 @@ def attention_mask_not_made_boolean(q, k, v, key_mask=None):
     return probs @ v, probs
 
 
+def attention_fill_minus_1e9(q, k, v, key_mask=None):  # right in float32; float16 cannot hold -1e9
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], -1e9)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+def attention_additive_minus_1e9(q, k, v, key_mask=None):  # Google's additive mask, -1e9 instead of -10000
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores + (1.0 - key_mask[:, None, None, :].to(scores.dtype)) * -1e9  # -inf in float16
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
 def attention_mask_after_softmax(q, k, v, key_mask=None):
     probs = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).softmax(-1)
     if key_mask is not None:
@@ -694,6 +710,8 @@ BUGS = [
      r"NaN.*\n.*mask keys \(columns\), not queries"),
     ("scaled_attention", attention_mask_filled_with_zero, r"exp\(0\) is not 0"),
     ("scaled_attention", attention_mask_ignored, r"key_mask was not applied"),
+    ("scaled_attention", attention_fill_minus_1e9, r"in float16: your function raised.*overflow\n.*65,504"),
+    ("scaled_attention", attention_additive_minus_1e9, r"in float16: your probs contain NaN.*\n.*65,504"),
     ("scaled_attention", attention_mask_after_softmax, r"after the softmax, so rows no longer sum to 1"),
     ("scaled_attention", attention_mask_not_made_boolean, r"dtype torch.int64 .*\n.*key_mask.bool\(\)"),
     ("scaled_attention", attention_mask_inverted, r"your mask is inverted"),

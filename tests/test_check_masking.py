@@ -502,6 +502,15 @@ def deletes_its_document(documents, index, rng):
     return a, rng.choice(documents)[:n], False
 
 
+def negative_from_the_opening(documents, index, rng):
+    a, n = _split(documents[index], rng)
+    if rng.random() < 0.5:
+        return a, documents[index][len(a):], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    return a, documents[other][:n], False  # always its first sentences: the corpus's openings only
+
+
 def b_joined_into_text(documents, index, rng):
     a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
     return a, " ".join(b), is_next
@@ -538,6 +547,7 @@ def test_nsp_pair_accepts_other_styles(capsys):
     (negative_document_may_be_index, r"is_next is False but B = .*documents\[0\].*\n.*DIFFERENT document"),
     (last_document_never_drawn, r"never from document 4\n.*every document but index"),
     (label_reversed, r"wrong way round|is_next is True when B follows A"),
+    (negative_from_the_opening, r"every one of the \d+ NotNext Bs starts at sentence 0.*\n.*random starting sentence"),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_nsp_pair_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -4,6 +4,9 @@ A probe's accuracy is not one exact number (least squares, logistic regression, 
 give slightly different classifiers), so the cases test what every honest linear probe must do:
 1. two classes on a line, away from 0 (x in [1, 2] against [3, 4]): accuracy 1, which needs a bias;
 2. twelve well-separated classes in 16 dimensions, one absent from the test words: accuracy ≥ 0.95;
+   the line scored on words of one tag only (the threshold may not move with the words scored): 1;
+   tags numbered 0, 1, 3 with no tag 2 (a tag is a column number): ≥ 0.95; the tag in one feature
+   100 times smaller than the rest (each feature standardised by itself): ≥ 0.9;
 3. random labels, more dimensions than words: near chance on the test words, since nothing carries
    over (fitting on the test words, or scoring the training words, gives far more);
 4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s
@@ -38,6 +41,33 @@ def _twelve_classes():
     test_y = torch.arange(11).repeat(3)  # class 11 never occurs in the test words
     noisy = lambda y: centres[y] + 0.3 * torch.randn(len(y), 16, generator=g)  # noqa: E731
     return noisy(train_y), train_y, noisy(test_y), test_y
+
+
+def _one_tag_to_score():
+    """The line of `_separable_on_a_line`, scored on words of tag 1 only (x in [3, 4])."""
+    train_x, train_y, test_x, test_y = _separable_on_a_line()
+    return train_x, train_y, test_x[test_y == 1], test_y[test_y == 1]
+
+
+def _a_tag_never_seen():
+    """Four well-separated tags in 8 dimensions, numbered 0, 1 and 3: no word of tag 2 anywhere."""
+    g = torch.Generator().manual_seed(69)
+    centres = 5.0 * torch.randn(4, 8, generator=g)
+    train_y, test_y = torch.tensor([0, 1, 3]).repeat(10), torch.tensor([0, 1, 3]).repeat(5)
+    noisy = lambda y: centres[y] + 0.3 * torch.randn(len(y), 8, generator=g)  # noqa: E731
+    return noisy(train_y), train_y, noisy(test_y), test_y
+
+
+def _features_of_unequal_scale():
+    """Two tags told apart by feature 0 alone, whose values are 100 times smaller than those of the 7
+    noise features beside it (BERT's hidden states have a few dimensions far larger than the rest)."""
+    g = torch.Generator().manual_seed(70)
+    def words(y):
+        x = 100.0 * torch.randn(len(y), 8, generator=g)
+        x[:, 0] = (2.0 * y - 1) + 0.2 * torch.randn(len(y), generator=g)  # ±1: the tag
+        return x
+    train_y, test_y = torch.tensor([0, 1]).repeat(20), torch.tensor([0, 1]).repeat(10)
+    return words(train_y), train_y, words(test_y), test_y
 
 
 def _random_labels(seed):
@@ -92,6 +122,27 @@ def probe(fn) -> None:
         raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.95 (the classes are far apart)\n"
                             "  hint: predict the class with the largest score for each word (argmax over the "
                             "classes, the last axis), with as many classes as the training labels have")
+    name = "the line again, scored on test words of tag 1 only (x in [3, 4])"
+    got = _accuracy(name, fn, _one_tag_to_score())
+    if got < 1.0:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 1.0 (the threshold at 2.5 is the same)\n"
+                            "  hint: the test words are scored by the probe fitted on the training words, "
+                            "standardised with the training words' mean and std: which statistics did yours "
+                            "use? A probe must not move its threshold with the words it scores")
+    name = "tags numbered 0, 1 and 3 in 8 dimensions (no word of tag 2 anywhere)"
+    got = _accuracy(name, fn, _a_tag_never_seen())
+    if got < 0.95:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.95 (the tags are far apart)\n"
+                            "  hint: a tag is a column number: with K = largest tag + 1 columns a tag nobody "
+                            "has keeps its (empty) column, and tag 3 stays tag 3; how many distinct tags "
+                            "there are is not K")
+    name = "8 features, the tag in feature 0 alone, whose values are 100 times smaller than the others'"
+    got = _accuracy(name, fn, _features_of_unequal_scale())
+    if got < 0.9:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.9 (feature 0 separates the tags)\n"
+                            "  hint: standardise each feature with its own training mean and std (over the "
+                            "words, dim 0); one mean and std over every number leaves feature 0 100 times "
+                            "smaller than the others, and the ridge penalty then sets its weight to almost 0")
     for seed in (66, 67, 68):
         name = f"random labels, 4 classes, 64 dimensions, 50 words to fit and 40 to score (seed {seed})"
         got = _accuracy(name, fn, _random_labels(seed))

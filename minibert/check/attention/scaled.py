@@ -101,8 +101,9 @@ def scaled_attention(fn) -> None:
     for case in hand:
         case(fn)
     random = _random_cases(fn)
-    passed("scaled_attention", f"{len(hand)} hand-computed cases and {random} random ones agree with minibert and "
-                               "F.scaled_dot_product_attention")
+    _all_padding(fn, torch.float16)
+    passed("scaled_attention", f"{len(hand) + 1} hand-computed cases (the last in float16) and {random} random ones "
+                               "agree with minibert and F.scaled_dot_product_attention")
 
 
 def _padded():
@@ -187,20 +188,37 @@ def _one_query(fn) -> None:
           _t([[[[2, 2, 4, 1]]]]), "probs has shape (B, nh, T_q, T_k): one row per query, one column per key")
 
 
-def _all_padding(fn) -> None:
+def _all_padding(fn, dtype=torch.float32) -> None:
     # 5. A sequence that is all padding (it happens with a filler row of a batch): its probabilities are
     #    never read, but they must not be NaN, which would spread through every later layer.
-    q2, k2, v2 = (t.expand(2, 2, 3, 4).clone() for t in _padded())
-    name = "B = 2, the second sequence all padding: key_mask [[True, True, False], [False, False, False]]"
+    # 6. (after the random cases) The same in float16, as under mixed precision. Its largest number is
+    #    65,504: masked_fill refuses a fill such as -1e9 ("cannot be converted ... without overflow"), and
+    #    arithmetic turns it into -inf, which gives the all-padding row NaN (and 0 · -inf = NaN elsewhere).
     key_mask = torch.tensor([[True, True, False], [False, False, False]])
-    out, probs = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, q2, k2, v2, key_mask))
+    q2, k2, v2 = (t.expand(2, 2, 3, 4).to(dtype) for t in _padded())
+    name = ("B = 2, the second sequence all padding: key_mask [[True, True, False], [False, False, False]]"
+            + (", q, k and v in float16" if dtype is torch.float16 else ""))
+    out, probs = _pair(name, _call_pure(fn, name, {**SHAPE_ERRORS, **HALF_ERRORS}, q2, k2, v2, key_mask))
     for what, t in (("probs", probs), ("out", out)):
         if isinstance(t, torch.Tensor) and not torch.isfinite(t).all():
-            raise ExerciseError(f"{name}: your {what} contain NaN or inf for the all-padding sequence\n  hint: -inf "
-                                "in every score of a row gives softmax 0/0 = NaN; fill with "
-                                "torch.finfo(scores.dtype).min (or -10000): padded keys still get exactly 0")
-    _check_probs(name, probs[:1] if isinstance(probs, torch.Tensor) else probs, _t([[MASKED, MASKED]]), q2[:1],
-                 k2[:1], key_mask[:1], "the first sequence must be unchanged by the second")
+            hint = ("-inf in every score of a row gives softmax 0/0 = NaN; fill with torch.finfo(scores.dtype).min "
+                    "(or -10000): padded keys still get exactly 0")
+            if dtype is torch.float16:
+                hint = ("float16's largest number is 65,504: a fill such as -1e9 (or float32's min) becomes -inf in "
+                        "float16, and a row of -inf gives softmax 0/0 = NaN; take the fill from the scores' own "
+                        "dtype, torch.finfo(scores.dtype).min")
+            raise ExerciseError(f"{name}: your {what} contain NaN or inf for the all-padding sequence\n  hint: "
+                                + hint)
+    if dtype is torch.float32:
+        _check_probs(name, probs[:1] if isinstance(probs, torch.Tensor) else probs, _t([[MASKED, MASKED]]), q2[:1],
+                     k2[:1], key_mask[:1], "the first sequence must be unchanged by the second")
+    else:
+        expect_close(name + ", probs of the first sequence", probs[:1].float(), _t([[MASKED, MASKED]]), atol=2e-3)
+
+
+HALF_ERRORS = {"without overflow": (
+    "float16's largest number is 65,504, so a fill such as -1e9 (or float32's min) does not fit in it; take the fill "
+    "from the scores' own dtype, torch.finfo(scores.dtype).min")}
 
 
 def _random_cases(fn) -> int:

@@ -23,7 +23,7 @@ def _run(where):
 
 
 def _pair_problem(case, documents, index, out) -> tuple[str | None, tuple | None]:
-    """(the first broken promise, None) or (None, (is_next, the document B came from))."""
+    """(the first broken promise, None) or (None, (is_next, the document B came from, B's first sentence))."""
     if not (isinstance(out, tuple) and len(out) == 3):
         return f"{case}: expected a tuple (a_sentences, b_sentences, is_next), received {out!r}", None
     a, b, is_next = out
@@ -65,7 +65,7 @@ def _pair_problem(case, documents, index, out) -> tuple[str | None, tuple | None
         return (f"{case}: is_next is False but B = {list(b)} comes from documents[{index}], the document of A\n"
                 f"  hint: a NotNext B comes from a DIFFERENT document: draw it among the other "
                 f"{len(documents) - 1} (e.g. rng.randrange(len(documents) - 1), then skip index)"), None
-    return None, (is_next, run_b[0])
+    return None, (is_next, run_b[0], run_b[1])
 
 
 def _pair_run(fn, case, documents, index, seed):
@@ -95,7 +95,7 @@ def nsp_pair(fn) -> None:
     documents = [["a1", "a2"], ["b1"]]
     labels = set()
     for seed in range(20):  # by hand: IsNext must be (['a1'], ['a2']); NotNext B must be ['b1']
-        _, (is_next, _) = _pair_run(fn, f"documents = {documents}, index = 0, rng = random.Random({seed})",
+        _, (is_next, _, _) = _pair_run(fn, f"documents = {documents}, index = 0, rng = random.Random({seed})",
                                     [list(d) for d in documents], 0, seed)
         labels.add(is_next)
     if len(labels) < 2:
@@ -132,12 +132,13 @@ def nsp_pair(fn) -> None:
                      "rng.randint(0, 2) has three outcomes)")
 
     documents = [[f"d{d}s{i}" for i in range(6)] for d in range(5)]
-    sources = Counter()
+    sources, starts = Counter(), Counter()
     for seed in range(400):
-        _, (is_next, source) = _pair_run(fn, f"5 documents of 6 sentences, index = 2, rng = random.Random({seed})",
-                                         documents, 2, seed)
+        _, (is_next, source, start) = _pair_run(
+            fn, f"5 documents of 6 sentences, index = 2, rng = random.Random({seed})", documents, 2, seed)
         if not is_next:
             sources[source] += 1
+            starts[start] += 1
     never = [d for d in (0, 1, 3, 4) if not sources[d]]
     if never:
         raise ExerciseError(f"5 documents of 6 sentences, index = 2, rng = random.Random(0..399): "
@@ -145,6 +146,12 @@ def nsp_pair(fn) -> None:
                             f"{dict(sorted(sources.items()))}, "
                             f"never from document {never[0]}\n  hint: every document but index must be "
                             "possible: draw among the len(documents) - 1 others")
+    if len(starts) == 1:
+        start = next(iter(starts))
+        raise ExerciseError(f"5 documents of 6 sentences, index = 2, rng = random.Random(0..399): every one of the "
+                            f"{sum(starts.values())} NotNext Bs starts at sentence {start} of its document\n  hint: "
+                            "a NotNext B is taken from a random starting sentence of the other document, as "
+                            "Google's random_start: text from anywhere in the corpus, not only its openings")
     passed("nsp_pair", f"3 hand-built corpora ({40 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs keep the "
                        "promises of minibert's create_instances_from_document (IsNext rate "
                        f"{sum(outcomes) / len(outcomes):.3f})")

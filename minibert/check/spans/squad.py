@@ -24,7 +24,11 @@ def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="
             s = "".join(" " if ch in string.punctuation else ch for ch in s)
         elif punctuation:
             s = "".join(ch for ch in s if ch not in string.punctuation)
-        if articles == "leading":
+        if articles == "substring":  # (s + " ").replace("a ", " "), ...: "anna " loses its last "a"
+            s += " "
+            for article in ("the ", "an ", "a "):
+                s = s.replace(article, " ")
+        elif articles == "leading":
             s = re.sub(r"^\s*(a|an|the)\b", " ", s)
         elif articles:
             s = re.sub(r"\b(a|an|the)\b", " ", s)
@@ -49,6 +53,9 @@ MISTAKES = [
     ("the articles are kept: SQuAD's normalisation removes the words a, an and the", dict(articles=False)),
     ("only an article at the start was removed; SQuAD removes the words a, an and the wherever they stand",
      dict(articles="leading")),
+    ("the articles were removed as pieces of text, not as words: \"anna \" lost its last \"a\" and became "
+     "\"ann\"; remove a, an and the only where they stand as whole words (what marks the edge of a word?)",
+     dict(articles="substring")),
     ("punctuation is kept: SQuAD's normalisation deletes every character of string.punctuation",
      dict(punctuation=False)),
     ("punctuation was deleted with a pattern such as [^\\w\\s], which deletes every Unicode mark and keeps '_'; "
@@ -73,6 +80,8 @@ HAND = [
     ("The Pequod", "Pequod", 1.0, "'the' is an article, removed"),
     ("Pequod.", "pequod", 1.0, "punctuation deleted, case folded"),
     ("Captain Ahab", "Ahab", 2 / 3, "P = 1/2, R = 1: F1 = 2PR / (P + R) = 2/3"),
+    ("Anna", "Ann", 0.0, "the articles are whole words: 'anna' keeps its last 'a', so it is another name "
+     "than 'ann'"),
     ("Ishmael", "Ishmaels", 0.0, "no token in common: 0, although 7 of 8 characters are"),
     ("whale whale", "whale whale ship", 0.8, "overlap 2 (multisets): P = 2/2, R = 2/3, F1 = 0.8"),
     ("don't", "dont", 1.0, "punctuation is deleted, not replaced by a space: don't -> dont, one token"),
