@@ -70,7 +70,7 @@ def run_one(entry, timeout: int) -> dict:
         signal.alarm(0)
     first = message.strip().splitlines()[0] if message.strip() else ""
     return dict(exercise=entry.exercise, checker=entry.checker, name=entry.name, kind=entry.kind,
-                split=entry.split, mistake=entry.mistake, outcome=outcome, message=first,
+                split=entry.split, batch=entry.batch, mistake=entry.mistake, outcome=outcome, message=first,
                 seconds=round(time.perf_counter() - t0, 2))
 
 
@@ -90,6 +90,10 @@ def summarise(rows: list[dict]) -> dict:
         for split in ("dev", "held-out"):
             bugs = [r for r in rs if r["split"] == split]
             cell[split] = dict(caught=sum(r["outcome"] in ("caught", "crash") for r in bugs), total=len(bugs))
+        for batch in sorted({r.get("batch", 1) for r in rs if r["kind"] == "bug"}):  # held-out, batch by batch
+            bugs = [r for r in rs if r["split"] == "held-out" and r.get("batch", 1) == batch]
+            cell[f"held-out, batch {batch}"] = dict(caught=sum(r["outcome"] in ("caught", "crash") for r in bugs),
+                                                    total=len(bugs))
         good = [r for r in rs if r["kind"] == "correct"]
         cell["false_alarms"] = dict(failed=sum(r["outcome"] != "passed" for r in good), total=len(good))
         out[ex] = cell
@@ -101,7 +105,7 @@ def report(rows: list[dict], summary: dict) -> None:
     for ex, cell in summary.items():
         d, h, f = cell["dev"], cell["held-out"], cell["false_alarms"]
         print(f"{ex:<10}{d['caught']:>4}/{d['total']:<3}{h['caught']:>6}/{h['total']:<3}{f['failed']:>10}/{f['total']:<3}")
-    for split in ("dev", "held-out"):
+    for split in [k for k in summary["all"] if k.startswith(("dev", "held-out"))]:
         c = summary["all"][split]
         if c["total"]:
             print(f"{split}: {c['caught']}/{c['total']} = {c['caught'] / c['total']:.1%} caught")
@@ -112,7 +116,7 @@ def report(rows: list[dict], summary: dict) -> None:
         if rs:
             print(f"\n{title}:")
             for r in rs:
-                print(f"  {r['exercise']:<5} {r['split']:<9} {r['name']}: {r['mistake']}"
+                print(f"  {r['exercise']:<5} {r['split']:<9} {r.get('batch', 1)} {r['name']}: {r['mistake']}"
                       + (f"\n        -> {r['message'][:160]}" if r["outcome"] != "passed" else ""))
 
 
@@ -150,7 +154,7 @@ def before(path: str, chosen) -> dict:
     """An earlier run's outcomes with today's kind and split of each entry, and their summary."""
     old = json.loads(Path(path).read_text(encoding="utf-8"))
     now = {(e.exercise, e.name): e for e in chosen}
-    rows = [dict(r, kind=now[key].kind, split=now[key].split) for r in old["outcomes"]
+    rows = [dict(r, kind=now[key].kind, split=now[key].split, batch=now[key].batch) for r in old["outcomes"]
             if (key := (r["exercise"], r["name"])) in now]
     return dict(command=old["command"], commit=old["commit"], clean=old["clean"], summary=summarise(rows),
                 outcomes=[{k: r[k] for k in ("exercise", "name", "split", "outcome", "message")} for r in rows])

@@ -267,6 +267,13 @@ def f1_articles_as_text(prediction, gold):  # str.replace removes "a " inside "a
     return _f1_tokens(norm(prediction), norm(gold))
 
 
+def f1_articles_first(prediction, gold):  # the articles go before the punctuation: "a-side" -> "side"
+    def norm(s):
+        s = re.sub(r"\b(a|an|the)\b", " ", s.lower())
+        return "".join(c for c in s if c not in string.punctuation).split()
+    return _f1_tokens(norm(prediction), norm(gold))
+
+
 def f1_no_empty_rule(prediction, gold):
     p, g = (re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation)).split()
             for s in (prediction, gold))
@@ -292,6 +299,9 @@ def test_squad_f1_accepts(style, capsys):
     (lambda p, g: f1_pattern(p, g, punctuation="spaces"), r"(?s)don't.*received 0.*hint: punctuation was replaced by a space"),
     (lambda p, g: f1_pattern(p, g, punctuation="squad", articles=r"^\s*(a|an|the)\b"),
      r"only an article at the start was removed"),
+    (lambda p, g: f1_pattern(p, g, punctuation="squad", articles=r"\b(a|the)\b"),
+     r"(?s)hand case prediction='an apple'.*expected 1.*removes the words a, an and the"),
+    (f1_articles_first, r"(?s)hand case prediction='A-side'.*punctuation goes first"),
     (f1_articles_as_text,
      r"(?s)hand case prediction='Anna', gold='Ann'.*expected 0.*received 1.*pieces of text, not as words"),
 ])

@@ -129,6 +129,8 @@ def test_the_reference_of_these_tests_is_right():
     (dict(marks="M*"), r"\[every nonspacing mark, and only those\](.|\n)*are Mc and stay"),
     (dict(marks="combining"), r"\[every nonspacing mark, and only those\](.|\n)*combining\(U\+0941\) is 0"),
     (dict(cjk_ranges=[(0x4E00, 0x9FFF)]), r"\[all the CJK ranges\](.|\n)*every range of CJK_RANGES"),
+    (dict(cjk_ranges=[(lo, hi - 1) for lo, hi in CJK_RANGES]),  # range()'s habit: each block's end left out
+     r"\[the last code point of every CJK range\](.|\n)*includes its last code point"),
     (dict(cjk_ranges=[(0x3000, 0x9FFF)]), r"\[(katakana are not ideographs|hiragana are not ideographs|other spaces)\]"),
     (dict(punctuation="regex"), r"\[the underscore is punctuation\](.|\n)*regular expressions count it in"),
     (dict(keep_empty=True), r"received \[.*''"),

@@ -13,6 +13,12 @@ to be correct code is marked `@EX.withdrawn`: it keeps its place in the alternat
 others do not move) and counts as a correct variant. Checkers are
 improved looking at dev bugs only; held-out is measured once at the end. Tests never import this
 package, and its bugs are never copied into tests/.
+
+Batches. Once a held-out bug has been read, it no longer measures anything unseen. So bugs come in
+batches (`EX.batch = 2` before the first bug of the second batch): each batch is written, without
+reading any checker, before the checkers are changed against it, and the catch rate that counts is
+the held-out rate of the newest batch. Batch 1's held-out misses were read after its measurement and
+the checkers changed against them; they stay tagged held-out, and are reported with their batch.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ class Entry:
     fn: object      # the learner's function
     kind: str       # "bug" or "correct"
     split: str      # "dev" / "held-out" for bugs, "correct" for correct variants
+    batch: int = 1  # the batch it was written in (see above)
 
     @property
     def name(self) -> str:
@@ -49,6 +56,7 @@ class Exercise:
     entries: list = field(default_factory=list)
 
     slots: int = 0  # bugs written so far, withdrawn ones included
+    batch: int = 1  # the batch the next entries belong to
 
     def _add(self, fn, kind: str, checker: str | None):
         if kind == "bug":
@@ -57,7 +65,7 @@ class Exercise:
             split = "correct"
         self.slots += kind in ("bug", "withdrawn")
         kind = "correct" if kind == "withdrawn" else kind
-        self.entries.append(Entry(self.number, checker or self.checker, fn, kind, split))
+        self.entries.append(Entry(self.number, checker or self.checker, fn, kind, split, self.batch))
         return fn
 
     def bug(self, fn=None, *, checker: str | None = None):

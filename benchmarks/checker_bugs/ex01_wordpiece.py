@@ -285,3 +285,76 @@ def code_point_sets(text):
     if word:
         words.append(word)
     return words
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 2
+
+
+def _clean_b2(text, lower=str.lower, in_cjk=_is_cjk):
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif in_cjk(ch):  # NFD too: a compatibility ideograph such as U+F9E1 becomes U+674E
+            out.append(f" {unicodedata.normalize('NFD', ch)} ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", lower(ch)) if unicodedata.category(c) != "Mn"))
+    return "".join(out)
+
+
+@EX.bug
+def p_categories_only(text):
+    """I took punctuation to be the characters whose category starts with P, so $ + < = > ^ ` | ~ stay inside words."""
+    return _split_punct(_clean_b2(text), lambda c: unicodedata.category(c).startswith("P"))
+
+
+@EX.bug
+def cjk_range_end_exclusive(text):
+    """I tested lo <= ord(ch) < hi, as with range(), so the last code point of each CJK block is not spaced."""
+    in_cjk = lambda ch: any(lo <= ord(ch) < hi for lo, hi in CJK_RANGES)
+    return _split_punct(_clean_b2(text, in_cjk=in_cjk), _bert_punct)
+
+
+@EX.bug
+def casefold_per_character(text):
+    """I lower-cased each character with casefold(), the more thorough lower() (so ß becomes ss)."""
+    return _split_punct(_clean_b2(text, lower=str.casefold), _bert_punct)
+
+
+@EX.bug
+def punctuation_runs_kept(text):
+    """I kept a run of punctuation marks together as one word ("..." or "?!" stays one word)."""
+    words = []
+    for chunk in _clean_b2(text).split():
+        current, in_punct = "", False
+        for ch in chunk:
+            is_punct = _bert_punct(ch)
+            if current and is_punct != in_punct:
+                words.append(current)
+                current = ""
+            current += ch
+            in_punct = is_punct
+        if current:
+            words.append(current)
+    return words
+
+
+@EX.correct
+def grouped_by_kind(text):
+    """Each cleaned character tagged space / punctuation / letter, the words read off with itertools.groupby."""
+    import itertools
+
+    def kind(c):
+        return "space" if c.isspace() else "punct" if _bert_punct(c) else "word"
+    words = []
+    for k, run in itertools.groupby(_clean_b2(text), key=kind):
+        run = "".join(run)
+        if k == "word":
+            words.append(run)
+        elif k == "punct":
+            words.extend(run)
+    return words

@@ -161,3 +161,70 @@ def manual_softmax(q, k, v, key_mask=None):
         e = e * keep.to(e.dtype)
     probs = e / e.sum(-1, keepdim=True).clamp_min(torch.finfo(e.dtype).tiny)
     return probs @ v, probs
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 2
+
+
+@EX.bug
+def hidden_size_scale(q, k, v, key_mask=None):
+    """I divided the scores by √H with H = nh·hs, the model's hidden size, not by √ of one head's size."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[1] * q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def scaled_only_when_masked(q, k, v, key_mask=None):
+    """I put the division by √hs inside `if key_mask is not None:`, so without a mask the scores are not scaled."""
+    scores = q @ k.transpose(-2, -1)
+    if key_mask is not None:
+        scores = scores / math.sqrt(q.shape[-1])
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def softmax_without_max(q, k, v, key_mask=None):
+    """I wrote the softmax by hand as exp(s) / exp(s).sum(-1), without subtracting the row's maximum first."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    e = scores.exp()
+    probs = e / e.sum(-1, keepdim=True)
+    return probs @ v, probs
+
+
+@EX.bug
+def square_mask_from_queries(q, k, v, key_mask=None):
+    """I expanded the mask to a (B, 1, T, T) square with T = q.shape[-2], as I had done for self-attention."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        T = q.shape[-2]
+        hide = ~key_mask.bool()[:, None, None, :].expand(-1, 1, T, T)
+        scores = scores.masked_fill(hide, torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
+@EX.correct
+def loop_over_batch_and_heads(q, k, v, key_mask=None):
+    """Plain loops over the batch and the heads, one 2-D (T_q, T_k) score matrix at a time."""
+    B, nh, T_q, hs = q.shape
+    outs, all_probs = [], []
+    for b in range(B):
+        row_out, row_probs = [], []
+        for h in range(nh):
+            s = q[b, h] @ k[b, h].T / math.sqrt(hs)  # (T_q, T_k)
+            if key_mask is not None:
+                s = torch.where(key_mask[b].bool()[None, :], s, torch.tensor(torch.finfo(s.dtype).min, dtype=s.dtype))
+            p = torch.softmax(s, dim=1)
+            row_out.append(p @ v[b, h])
+            row_probs.append(p)
+        outs.append(torch.stack(row_out))
+        all_probs.append(torch.stack(row_probs))
+    return torch.stack(outs), torch.stack(all_probs)

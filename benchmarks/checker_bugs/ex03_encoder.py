@@ -229,3 +229,106 @@ def named_parameters_loop(state_dict, i, layer):
         module, kind = name.rsplit(".", 1)
         with torch.no_grad():
             param.copy_(state_dict[f"encoder.layer.{i}.{_NAMES[module]}.{kind}"])
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX32.batch = 2
+EX34.batch = 2
+
+
+@EX32.bug
+def norm_then_add(x, key_mask, layer):
+    """I normalised each sub-layer's output and then added the residual: x + norm(sublayer(x))."""
+    a, _ = layer.attention(x, key_mask)
+    h = x + layer.attention_norm(a)
+    return h + layer.ffn_norm(layer.ffn(h))
+
+
+@EX32.bug
+def mask_inverted(x, key_mask, layer):
+    """I passed ~key_mask to the attention: I thought the mask marked the padding to hide."""
+    a, _ = layer.attention(x, None if key_mask is None else ~key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def unnormalised_residual_for_ffn(x, key_mask, layer):
+    """I kept the sum x + a, before its LayerNorm, as the residual around the feed-forward block."""
+    a, _ = layer.attention(x, key_mask)
+    s = x + a
+    return layer.ffn_norm(s + layer.ffn(layer.attention_norm(s)))
+
+
+@EX32.bug
+def dropout_in_the_residuals(x, key_mask, layer):
+    """I added dropout on each sub-layer's output as BERT does, with torch.nn.functional.dropout(a, 0.1)."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + torch.nn.functional.dropout(a, 0.1))
+    return layer.ffn_norm(h + torch.nn.functional.dropout(layer.ffn(h), 0.1))
+
+
+@EX32.correct
+def residuals_on_a_clone(x, key_mask, layer):
+    """The residuals added in place, but on a clone of x, so the caller's tensor stays as it was."""
+    h = x.clone()
+    h += layer.attention(x, key_mask)[0]
+    h = layer.attention_norm(h)
+    f = layer.ffn(h)
+    f += h
+    return layer.ffn_norm(f)
+
+
+@EX34.bug
+def prefix_without_the_dot(state_dict, i, layer):
+    """I picked layer i's tensors with key.startswith(f"encoder.layer.{i}"), so layer 1 also matches layers 10 and 11."""
+    ours_by_theirs = {theirs: ours for ours, theirs in _NAMES.items()}
+    with torch.no_grad():
+        for key, tensor in state_dict.items():
+            if key.startswith(f"encoder.layer.{i}"):
+                theirs, p = key.split(".", 3)[3].rsplit(".", 1)
+                getattr(layer.get_submodule(ours_by_theirs[theirs]), p).copy_(tensor)
+
+
+@EX34.bug
+def checkpoint_order_zipped(state_dict, i, layer):
+    """I paired the layer's parameters with layer i's sixteen checkpoint tensors in the order the checkpoint lists them."""
+    prefix = f"encoder.layer.{i}."
+    theirs = [t for key, t in state_dict.items() if key.startswith(prefix)]
+    with torch.no_grad():
+        for param, tensor in zip(layer.parameters(), theirs):
+            param.copy_(tensor)
+
+
+@EX34.bug
+def attention_output_forgotten(state_dict, i, layer):
+    """I loaded self.query, self.key and self.value but forgot attention's output projection, attention.output.dense."""
+    names = {k: v for k, v in _NAMES.items() if k != "attention.output"}
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def loaded_into_a_copy(state_dict, i, layer):
+    """I loaded into copy.deepcopy(layer) and returned it, to leave my argument unchanged."""
+    import copy
+    layer = copy.deepcopy(layer)
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            for p in ("weight", "bias"):
+                getattr(layer.get_submodule(ours), p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+    return layer
+
+
+@EX34.correct
+def regex_over_the_checkpoint(state_dict, i, layer):
+    """One pass over the checkpoint's keys with a regular expression, copying through .data."""
+    import re
+    ours_by_theirs = {theirs: ours for ours, theirs in _NAMES.items()}
+    pattern = re.compile(r"encoder\.layer\.(\d+)\.(.+)\.(weight|bias)")
+    for key, tensor in state_dict.items():
+        match = pattern.fullmatch(key)
+        if match and int(match.group(1)) == i:
+            getattr(layer.get_submodule(ours_by_theirs[match.group(2)]), match.group(3)).data.copy_(tensor)

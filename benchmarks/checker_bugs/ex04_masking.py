@@ -194,3 +194,71 @@ def choice_among_the_others(documents, index, rng):
     other = rng.choice(others)
     start = rng.randrange(len(other))
     return document[:a_end], other[start:start + len(document) - a_end], is_next
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 2
+
+
+@EX.bug
+def start_past_the_end(documents, index, rng):
+    """For NotNext I drew B's start with rng.randint(0, len(other)), which can start past its end (B empty)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randint(0, len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def b_skips_a_sentence(documents, index, rng):
+    """For IsNext I took B as document[a_end + 1:], starting one sentence after A's last."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end + 1:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def other_by_sentence_count(documents, index, rng):
+    """For NotNext I drew one sentence among all the other documents' sentences ("a random sentence from the corpus"), so long documents win more often."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    places = [(j, s) for j, d in enumerate(documents) if j != index for s in range(len(d))]
+    other, start = rng.choice(places)
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def randrange_for_a_end(documents, index, rng):
+    """I drew a_end with rng.randrange(1, len(document) - 1), so A never takes all but the last sentence."""
+    document = documents[index]
+    a_end = rng.randrange(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.correct
+def offset_modulo(documents, index, rng):
+    """The other document as index + an offset of 1 .. len - 1, modulo the number of documents; A's end by choice."""
+    document = list(documents[index])
+    a_end = rng.choice(range(1, len(document)))
+    is_next = rng.randrange(2) == 0
+    if is_next:
+        return document[:a_end], document[a_end:], True
+    other = documents[(index + rng.randrange(1, len(documents))) % len(documents)]
+    start = rng.randrange(len(other))
+    return document[:a_end], list(other[start:start + len(document) - a_end]), False

@@ -321,3 +321,143 @@ def chunks(model, batch, k):
         (w_mlm * out.mlm_loss + w_nsp * out.nsp_loss).backward()
         total += w_mlm * out.mlm_loss.item() + w_nsp * out.nsp_loss.item()
     return total
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX52.batch = 2
+EX53.batch = 2
+
+
+@EX52.bug
+def exactly_two_dims(model, weight_decay):
+    """I decayed the matrices with p.ndim == 2, so a 3-D or 4-D parameter went to the no-decay group."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim == 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def grad_none_as_frozen(model, weight_decay):
+    """I left out the frozen parameters by testing p.grad is None (no gradient means frozen, I thought)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.grad is None:
+            continue
+        (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def weight_decay_key_left_out(model, weight_decay):
+    """I left "weight_decay" out of the second group, thinking a group without it gets none (AdamW's default is 0.01)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay}]
+
+
+@EX52.bug
+def by_module_type(model, weight_decay):
+    """I put every LayerNorm module's parameters and every bias in the no-decay group, all the rest in the decay group."""
+    seen, decay, no_decay = set(), [], []
+    for module in model.modules():
+        for name, p in module.named_parameters(recurse=False):
+            if id(p) in seen or not p.requires_grad:
+                continue
+            seen.add(id(p))
+            (no_decay if isinstance(module, torch.nn.LayerNorm) or name == "bias" else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def modules_walked_with_ids(model, weight_decay):
+    """Each module's own parameters (recurse=False), a set of ids against ties, the shape rule as len(p.shape)."""
+    seen, groups = set(), {True: [], False: []}
+    for module in model.modules():
+        for p in module.parameters(recurse=False):
+            if p.requires_grad and id(p) not in seen:
+                seen.add(id(p))
+                groups[len(p.shape) > 1].append(p)
+    return [{"params": groups[True], "weight_decay": weight_decay}, {"params": groups[False], "weight_decay": 0.0}]
+
+
+@EX53.bug
+def batch_labels_counted_for_each_piece(model, batch, k):
+    """I counted n_i on batch["labels"] instead of the micro-batch's labels, so every MLM share came out as 1."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (batch["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def weights_swapped(model, batch, k):
+    """I swapped the two weights: the MLM loss times B_i / B and the NSP loss times n_i / N."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * len(piece["labels"]) / rows + out.nsp_loss * (piece["labels"] != -100).sum() / labelled
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def zero_grad_after_the_loop(model, batch, k):
+    """I cleared the gradients after the loop, to hand back a clean model, instead of before it."""
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    model.zero_grad()
+    return total
+
+
+@EX53.bug
+def returns_the_equal_weight_mean(model, batch, k):
+    """The gradients weighted right, but I returned the plain mean of the micro-batches' losses, sum(out.loss) / k."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    reported = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        reported += out.loss.item() / k
+    return reported
+
+
+@EX53.correct
+def permuted_rows(model, batch, k):
+    """Rows dealt into the k micro-batches by a fixed permutation (every row once); weights in float64."""
+    for p in model.parameters():
+        p.grad = None
+    rows = batch["input_ids"].shape[0]
+    order = torch.randperm(rows, generator=torch.Generator().manual_seed(0))
+    N = int((batch["labels"] != -100).sum())
+    total = 0.0
+    for idx in order.view(k, -1):
+        piece = {key: v.index_select(0, idx) for key, v in batch.items()}
+        out = model(**piece)
+        w_mlm = float(int((piece["labels"] != -100).sum())) / N
+        w_nsp = len(idx) / rows
+        (out.mlm_loss * w_mlm + out.nsp_loss * w_nsp).backward()
+        total += w_mlm * out.mlm_loss.item() + w_nsp * out.nsp_loss.item()
+    return total

@@ -152,3 +152,58 @@ def logistic_regression(train_x, train_y, test_x, test_y):
         opt.step()
     with torch.no_grad():
         return ((t @ W + b).argmax(-1) == test_y).float().mean().item()
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 2
+
+
+@EX.bug
+def standardised_per_word(train_x, train_y, test_x, test_y):
+    """I standardised each word's vector over its own features (dim=1), as LayerNorm does, not each feature over the words."""
+    def standard(x):
+        x = x.double()
+        return (x - x.mean(1, keepdim=True)) / x.std(1, keepdim=True).clamp_min(1e-6)
+    W = _ridge(_ones(standard(train_x)), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    return ((_ones(standard(test_x)) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def closest_to_one(train_x, train_y, test_x, test_y):
+    """I predicted the tag whose score is closest to 1, the one-hot target, rather than the largest score."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    scores = _ones(((test_x - mean) / std).double()) @ W
+    return ((scores - 1).abs().argmin(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def balanced_accuracy(train_x, train_y, test_x, test_y):
+    """I returned the mean over the tags of each tag's accuracy (balanced accuracy), so rare tags count as much as common ones."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    predicted = (_ones(((test_x - mean) / std).double()) @ W).argmax(-1)
+    per_tag = [(predicted[test_y == t] == t).double().mean().item() for t in test_y.unique().tolist()]
+    return sum(per_tag) / len(per_tag)
+
+
+@EX.bug
+def std_not_clamped(train_x, train_y, test_x, test_y):
+    """I divided by train_x.std(0) as it is, so a feature that is constant on the training words gives 0 / 0."""
+    mean, std = train_x.double().mean(0), train_x.double().std(0)
+    W = _ridge(_ones((train_x.double() - mean) / std), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    return ((_ones((test_x.double() - mean) / std) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.correct
+def cholesky_and_nearest_one_hot(train_x, train_y, test_x, test_y):
+    """Ridge solved by Cholesky; each test word gets the tag whose one-hot vector is nearest to its scores."""
+    x = train_x.double()
+    mean, std = x.mean(0), x.std(0).clamp_min(1e-6)
+    A = _ones((x - mean) / std)
+    K = int(train_y.max()) + 1
+    L = torch.linalg.cholesky(A.T @ A + torch.eye(A.shape[1], dtype=A.dtype))
+    W = torch.cholesky_solve(A.T @ F.one_hot(train_y, K).double(), L)
+    scores = _ones((test_x.double() - mean) / std) @ W
+    distance = ((scores[:, None, :] - torch.eye(K, dtype=scores.dtype)[None]) ** 2).sum(-1)
+    return float((distance.argmin(-1) == test_y).double().mean())

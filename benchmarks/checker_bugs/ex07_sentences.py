@@ -258,3 +258,113 @@ def parameter_loop_by_name(model, top_layers=0):
         if p.requires_grad:
             total += p.numel()
     return total
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX73.batch = 2
+EX74.batch = 2
+
+
+@EX73.bug
+def dev_and_test_pooled(dev, test):
+    """I picked the setting on the mean of its dev and test scores together (more runs, a surer choice)."""
+    best = max(dev, key=lambda s: statistics.fmean(list(dev[s]) + list(test[s])))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def test_scores_reported(dev, test):
+    """I picked the setting on dev but returned its test mean and sd (that is what a paper reports)."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    return best, statistics.fmean(test[best]), statistics.stdev(test[best])
+
+
+@EX73.bug
+def standard_error(dev, test):
+    """I returned the standard error of the mean, stdev / √n, as the ± spread."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best]) / math.sqrt(len(dev[best]))
+
+
+@EX73.bug
+def sorted_names_with_unsorted_means(dev, test):
+    """I took np.argmax over the means in dev's order and looked the index up in sorted(dev)."""
+    names = sorted(dev)
+    means = [np.mean(scores) for scores in dev.values()]
+    best = names[int(np.argmax(means))]
+    return best, float(np.mean(dev[best])), float(np.std(dev[best], ddof=1))
+
+
+@EX73.correct
+def welford(dev, test):
+    """One pass per setting with Welford's running mean and sum of squares; the best kept with a strict >."""
+    best = None
+    for setting, scores in dev.items():
+        mean, m2 = 0.0, 0.0
+        for n, x in enumerate(scores, start=1):
+            delta = x - mean
+            mean += delta / n
+            m2 += delta * (x - mean)
+        if best is None or mean > best[1]:
+            best = (setting, mean, math.sqrt(m2 / (len(scores) - 1)))
+    return best
+
+
+@EX74.bug
+def embeddings_left_trainable(model, top_layers=0):
+    """I froze the encoder's layers and the pooler; the embeddings, I thought, are not part of "the encoder"."""
+    model.bert.encoder.requires_grad_(False)
+    model.bert.pooler.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def only_freezes_never_unfreezes(model, top_layers=0):
+    """I only switched off what must be frozen (embeddings, lower layers, the pooler when k = 0), trusting the rest to be trainable already."""
+    layers = model.bert.encoder.layers
+    model.bert.embeddings.requires_grad_(False)
+    for layer in layers[:len(layers) - top_layers]:
+        layer.requires_grad_(False)
+    if not top_layers:
+        model.bert.pooler.requires_grad_(False)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def classifier_not_counted(model, top_layers=0):
+    """I counted the trainable numbers of model.bert only, forgetting the classifier's."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.bert.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def slice_from_k(model, top_layers=0):
+    """I unfroze layers[top_layers:], which I read as "the last top_layers layers"."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def slice_from_the_length(model, top_layers=0):
+    """Every parameter of model.bert switched off by hand, layers[len - k:] (empty for k = 0) switched back on."""
+    for p in model.bert.parameters():
+        p.requires_grad = False
+    layers = model.bert.encoder.layers
+    for layer in layers[len(layers) - top_layers:]:
+        for p in layer.parameters():
+            p.requires_grad = True
+    for p in model.bert.pooler.parameters():
+        p.requires_grad = top_layers > 0
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

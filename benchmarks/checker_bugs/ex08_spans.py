@@ -289,3 +289,134 @@ def translate_and_filter(prediction, gold):
     common = Counter(p) & Counter(g)
     same = sum(common.values())
     return 0.0 if same == 0 else 2 * same / (len(p) + len(g))
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX82.batch = 2
+EX84.batch = 2
+
+
+@EX82.bug
+def matrix_transposed(start_logits, end_logits, context_mask, max_answer_length):
+    """I built the pair matrix as start[None, :] + end[:, None], so its rows are the ends and its columns the starts."""
+    T = start_logits.shape[0]
+    scores = start_logits[None, :] + end_logits[:, None]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    return _pick(scores, allowed)
+
+
+@EX82.bug
+def top_20_candidates(start_logits, end_logits, context_mask, max_answer_length):
+    """I kept only the 20 best starts and the 20 best ends (n_best_size, as in the Hugging Face script) and searched pairs among them."""
+    n = min(20, start_logits.shape[0])
+    starts = torch.topk(start_logits, n).indices.tolist()
+    ends = torch.topk(end_logits, n).indices.tolist()
+    best = None
+    for i in starts:
+        for j in ends:
+            if not (context_mask[i] and context_mask[j]) or j < i or j - i + 1 > max_answer_length:
+                continue
+            score = float(start_logits[i] + end_logits[j])
+            if best is None or score > best[2]:
+                best = (i, j, score)
+    return best
+
+
+@EX82.bug
+def single_token_spans_excluded(start_logits, end_logits, context_mask, max_answer_length):
+    """I required j > i, thinking an answer span has at least two tokens."""
+    T = start_logits.shape[0]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j > i) & (j - i + 1 <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def probability_product(start_logits, end_logits, context_mask, max_answer_length):
+    """I scored spans by the product of the start and end softmax probabilities, and returned that product as the score."""
+    T = start_logits.shape[0]
+    probs = start_logits.softmax(-1)[:, None] * end_logits.softmax(-1)[None, :]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    probs = probs.masked_fill(~allowed, -1.0)
+    i, j = divmod(int(probs.argmax()), T)
+    return i, j, float(probs[i, j])
+
+
+@EX82.correct
+def numpy_band(start_logits, end_logits, context_mask, max_answer_length):
+    """numpy: np.triu minus a higher np.triu for the band, np.unravel_index for the pair."""
+    import numpy as np
+    s, e = start_logits.detach().cpu().numpy(), end_logits.detach().cpu().numpy()
+    m = context_mask.detach().cpu().numpy().astype(bool)
+    T = len(s)
+    band = np.triu(np.ones((T, T), dtype=bool)) & ~np.triu(np.ones((T, T), dtype=bool), k=max_answer_length)
+    scores = np.where(band & m[:, None] & m[None, :], s[:, None] + e[None, :], -np.inf)
+    i, j = np.unravel_index(np.argmax(scores), scores.shape)
+    return int(i), int(j), float(scores[i, j])
+
+
+@EX84.bug
+def articles_before_punctuation(prediction, gold):
+    """I removed the articles first and the punctuation afterwards ("a-b" loses its "a")."""
+    def norm(t):
+        return _strip_punct(re.sub(r"\b(a|an|the)\b", " ", t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def no_answer_tested_on_raw_strings(prediction, gold):
+    """I tested for a no-answer on the raw strings (stripped), before normalising them."""
+    if not prediction.strip() or not gold.strip():
+        return float(prediction.strip() == gold.strip())
+
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def an_forgotten(prediction, gold):
+    """I removed the articles "a" and "the" but forgot "an"."""
+    def norm(t):
+        return re.sub(r"\b(a|the)\b", " ", _strip_punct(t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def punctuation_stripped_at_token_ends(prediction, gold):
+    """I stripped punctuation from the ends of each token with str.strip(string.punctuation), not from inside words."""
+    def norm(t):
+        words = [w.strip(string.punctuation) for w in t.lower().split()]
+        return [w for w in words if w and w not in ("a", "an", "the")]
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.correct
+def official_script_layout(prediction, gold):
+    """The official script's layout: normalize_answer as four nested steps, then precision and recall."""
+    def normalize_answer(s):
+        def remove_articles(text):
+            return re.compile(r"\b(a|an|the)\b", re.UNICODE).sub(" ", text)
+
+        def white_space_fix(text):
+            return " ".join(text.split())
+
+        def remove_punc(text):
+            exclude = set(string.punctuation)
+            return "".join(ch for ch in text if ch not in exclude)
+        return white_space_fix(remove_articles(remove_punc(s.lower())))
+    prediction_tokens, gold_tokens = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if len(prediction_tokens) == 0 or len(gold_tokens) == 0:
+        return int(prediction_tokens == gold_tokens)
+    common = Counter(prediction_tokens) & Counter(gold_tokens)
+    num_same = sum(common.values())
+    if num_same == 0:
+        return 0
+    precision = 1.0 * num_same / len(prediction_tokens)
+    recall = 1.0 * num_same / len(gold_tokens)
+    return (2 * precision * recall) / (precision + recall)

@@ -114,3 +114,43 @@ def einsum_mix(hidden_states, mix, scale):
     w = torch.exp(mix - mix.max())
     w = w / w.sum()
     return scale * torch.einsum("bthn,n->bth", states, w)
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 2
+
+
+@EX.bug
+def concatenated_on_the_token_axis(hidden_states):
+    """I concatenated the four states with dim=1, along the tokens instead of the hidden axis."""
+    return torch.cat(hidden_states[-4:], dim=1)
+
+
+@EX.bug(checker=WEIGHTED)
+def scale_inside_the_softmax(hidden_states, mix, scale):
+    """I multiplied the raw weights by γ before the softmax, softmax(γ·w), instead of scaling the sum."""
+    states = torch.stack(hidden_states[-4:])
+    weights = (scale * mix).softmax(0)
+    return (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def embeddings_dropped_first(hidden_states):
+    """I dropped the embeddings (index 0) first, since they are not a layer's output, then took the last four."""
+    layers = hidden_states[1:]
+    return torch.cat(layers[-4:], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def bottom_states_weighted(hidden_states, mix, scale):
+    """I paired the weights with hidden_states[:len(mix)], the first states, instead of the top ones."""
+    states = torch.stack(hidden_states[:len(mix)])
+    return scale * (mix.softmax(0)[:, None, None, None] * states).sum(0)
+
+
+@EX.correct
+def stacked_then_flattened(hidden_states):
+    """Stacked on a new axis before the hidden one, (B, T, n, H), then flattened to (B, T, n·H): layer-major order."""
+    states = torch.stack(hidden_states[-4:], dim=2)
+    B, T, n, H = states.shape
+    return states.reshape(B, T, n * H)

@@ -132,3 +132,65 @@ def largest_micro_batch(batch_size, seq_len, processes, micro_batch_tokens):
     while share % size:
         size -= 1
     return share // size
+
+
+# --- Batch 2: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 2
+
+
+@EX.bug
+def and_instead_of_or(batch_size, seq_len, processes, micro_batch_tokens):
+    """I looped `while share % g == 0 and share // g > fits`, so the search stops at the first g that does not divide the share."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g == 0 and share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def special_tokens_added(batch_size, seq_len, processes, micro_batch_tokens):
+    """I counted 2 more tokens per sequence for [CLS] and [SEP]: micro_batch_tokens // (seq_len + 2) sequences per pass."""
+    share = batch_size // processes
+    fits = max(1, micro_batch_tokens // (seq_len + 2))
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def at_least_two_passes(batch_size, seq_len, processes, micro_batch_tokens):
+    """I searched g from 2 (one pass is no accumulation, I thought), falling back to 1 only when nothing else works."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for g in range(2, share + 1):
+        if share % g == 0 and share // g <= fits:
+            return g
+    return 1
+
+
+@EX.bug
+def budget_shared_by_processes(batch_size, seq_len, processes, micro_batch_tokens):
+    """I took micro_batch_tokens for the whole machine, so each process's passes hold micro_batch_tokens // processes tokens."""
+    share = batch_size // processes
+    fits = max(1, (micro_batch_tokens // processes) // seq_len)
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.correct
+def divisor_pairs(batch_size, seq_len, processes, micro_batch_tokens):
+    """The share's divisors from pairs (d, share / d) up to its square root; the smallest g whose pass fits."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    divisors = set()
+    d = 1
+    while d * d <= share:
+        if share % d == 0:
+            divisors.update((d, share // d))
+        d += 1
+    return min(g for g in divisors if share // g <= fits)

@@ -89,6 +89,9 @@ HAND = [
      "keeps it)"),
     ("«Ahab»", "Ahab", 0.0, "only ASCII punctuation (string.punctuation) is deleted: « and » stay, so «ahab» is "
      "another token than ahab"),
+    ("an apple", "apple", 1.0, "'an' is an article too, removed like 'a' and 'the'"),
+    ("A-side", "aside", 1.0, "punctuation goes first: 'a-side' becomes 'aside', one word, before any article is "
+     "removed"),
     ("", "", 1.0, "no answer, and none expected: a match"),
     ("the", "", 1.0, "'the' normalises to nothing: a no-answer"),
     ("", "Ahab", 0.0, "no answer given, one expected"),

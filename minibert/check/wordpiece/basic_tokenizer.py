@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 import string
+import unicodedata
 
+from ...tokenizer.reference import CJK_RANGES
 from ..common import ExerciseError, call, expect_equal, passed, valid_lines
 from ._shared import _named, _reference_words
 
@@ -65,6 +67,9 @@ BASIC_CASES = [
     ("all the CJK ranges", "x\u3400y\U00020000z\uf9e1", ["x", "\u3400", "y", "\U00020000", "z", "\u674e"],
      "use every range of CJK_RANGES, not only U+4E00-U+9FFF: extension A (U+3400), extension B (U+20000) and the "
      "compatibility ideographs (U+F9E1, which NFD maps to \u674e) are ideographs too"),
+    ("the last code point of every CJK range", "a" + "b".join(chr(hi) for _, hi in sorted(CJK_RANGES)) + "c",
+     ["a"] + [w for _, hi in sorted(CJK_RANGES) for w in (unicodedata.normalize("NFD", chr(hi)), "b")][:-1] + ["c"],
+     "each range of CJK_RANGES includes its last code point (U+9FFF, U+FAFF, ...): compare with <=, not <"),
     ("hiragana are not ideographs", "\u3055\u304f\u3089\u5c71", ["\u3055\u304f\u3089", "\u5c71"],
      "only the CJK_RANGES are spaced; a test such as unicodedata.name(ch).startswith('CJK') or a range up to "
      "U+9FFF that starts below U+3400 catches kana and hangul too"),
