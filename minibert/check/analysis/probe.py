@@ -108,41 +108,35 @@ def _accuracy(name, fn, data):
     return accuracy
 
 
+# (case, its data, the accuracy any honest linear probe reaches, why, the hint when it does not)
+SEPARABLE = [
+    ("two classes on a line, x in [1, 2] against [3, 4]", _separable_on_a_line, 1.0,
+     "a threshold at 2.5 separates them", "scores w·x through the origin rank the classes the same for every "
+     "x > 0: add a bias (a column of ones), or centre the features with the training mean"),
+    ("12 classes in 16 dimensions (class 11 absent from the test words)", _twelve_classes, 0.95,
+     "the classes are far apart", "predict the class with the largest score for each word (argmax over the "
+     "classes, the last axis), with as many classes as the training labels have"),
+    ("the line again, scored on test words of tag 1 only (x in [3, 4])", _one_tag_to_score, 1.0,
+     "the threshold at 2.5 is the same", "the test words are scored by the probe fitted on the training words, "
+     "standardised with the training words' mean and std: which statistics did yours use? A probe must not "
+     "move its threshold with the words it scores"),
+    ("tags numbered 0, 1 and 3 in 8 dimensions (no word of tag 2 anywhere)", _a_tag_never_seen, 0.95,
+     "the tags are far apart", "a tag is a column number: with K = largest tag + 1 columns a tag nobody has "
+     "keeps its (empty) column, and tag 3 stays tag 3; how many distinct tags there are is not K"),
+    ("8 features, the tag in feature 0 alone, whose values are 100 times smaller than the others'",
+     _features_of_unequal_scale, 0.9, "feature 0 separates the tags", "standardise each feature with its own "
+     "training mean and std (over the words, dim 0); one mean and std over every number leaves feature 0 100 "
+     "times smaller than the others, and the ridge penalty then sets its weight to almost 0"),
+]
+
+
 def probe(fn) -> None:
     """fn(train_x (N, H), train_y (N,), test_x (M, H), test_y (M,)) -> held-out accuracy of a linear probe."""
-    name = "two classes on a line, x in [1, 2] against [3, 4]"
-    got = _accuracy(name, fn, _separable_on_a_line())
-    if got < 1.0:
-        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 1.0 (a threshold at 2.5 separates them)\n"
-                            "  hint: scores w·x through the origin rank the classes the same for every x > 0: "
-                            "add a bias (a column of ones), or centre the features with the training mean")
-    name = "12 classes in 16 dimensions (class 11 absent from the test words)"
-    got = _accuracy(name, fn, _twelve_classes())
-    if got < 0.95:
-        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.95 (the classes are far apart)\n"
-                            "  hint: predict the class with the largest score for each word (argmax over the "
-                            "classes, the last axis), with as many classes as the training labels have")
-    name = "the line again, scored on test words of tag 1 only (x in [3, 4])"
-    got = _accuracy(name, fn, _one_tag_to_score())
-    if got < 1.0:
-        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 1.0 (the threshold at 2.5 is the same)\n"
-                            "  hint: the test words are scored by the probe fitted on the training words, "
-                            "standardised with the training words' mean and std: which statistics did yours "
-                            "use? A probe must not move its threshold with the words it scores")
-    name = "tags numbered 0, 1 and 3 in 8 dimensions (no word of tag 2 anywhere)"
-    got = _accuracy(name, fn, _a_tag_never_seen())
-    if got < 0.95:
-        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.95 (the tags are far apart)\n"
-                            "  hint: a tag is a column number: with K = largest tag + 1 columns a tag nobody "
-                            "has keeps its (empty) column, and tag 3 stays tag 3; how many distinct tags "
-                            "there are is not K")
-    name = "8 features, the tag in feature 0 alone, whose values are 100 times smaller than the others'"
-    got = _accuracy(name, fn, _features_of_unequal_scale())
-    if got < 0.9:
-        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected at least 0.9 (feature 0 separates the tags)\n"
-                            "  hint: standardise each feature with its own training mean and std (over the "
-                            "words, dim 0); one mean and std over every number leaves feature 0 100 times "
-                            "smaller than the others, and the ridge penalty then sets its weight to almost 0")
+    for name, data, floor, why, hint in SEPARABLE:
+        got = _accuracy(name, fn, data())
+        if got < floor:
+            expected = "1.0" if floor == 1.0 else f"at least {floor}"
+            raise ExerciseError(f"{name}: accuracy {got:.3f}, expected {expected} ({why})\n  hint: {hint}")
     for seed in (66, 67, 68):
         name = f"random labels, 4 classes, 64 dimensions, 50 words to fit and 40 to score (seed {seed})"
         got = _accuracy(name, fn, _random_labels(seed))

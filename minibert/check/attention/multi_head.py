@@ -38,7 +38,6 @@ def _allowed(ids: torch.Tensor, masking: str) -> torch.Tensor:
     real = ids != 0
     same = ids[:, :, None] == ids[:, None, :]                                  # (B, T_q, T_k)
     allowed = {"packed": same & real[:, None, :],
-               "same sequence": same,                                          # padding queries see padding
                "padding": real[:, None, :].expand_as(same)}[masking]            # every real key of the row
     return allowed[:, None]
 
@@ -115,7 +114,8 @@ def _packed_ids(lengths: list[list[int]], T: int) -> torch.Tensor:
     """sequence_ids (B, T): row b holds sequences of lengths[b] one after the other (ids 1, 2, ...), then 0s."""
     ids = torch.zeros(len(lengths), T, dtype=torch.long)
     for b, row in enumerate(lengths):
-        ids[b, :sum(row)] = torch.repeat_interleave(torch.arange(1, len(row) + 1), torch.tensor(row, dtype=torch.long))
+        counts = torch.tensor(row, dtype=torch.long)
+        ids[b, :sum(row)] = torch.repeat_interleave(torch.arange(1, len(row) + 1), counts)
     return ids
 
 
