@@ -188,6 +188,11 @@ def _one_query(fn) -> None:
           _t([[[[2, 2, 4, 1]]]]), "probs has shape (B, nh, T_q, T_k): one row per query, one column per key")
 
 
+HALF_ERRORS = {"without overflow": (
+    "float16's largest number is 65,504, so a fill such as -1e9 (or float32's min) does not fit in it; take the fill "
+    "from the scores' own dtype, torch.finfo(scores.dtype).min")}
+
+
 def _all_padding(fn, dtype=torch.float32) -> None:
     # 5. A sequence that is all padding (it happens with a filler row of a batch): its probabilities are
     #    never read, but they must not be NaN, which would spread through every later layer.
@@ -214,11 +219,6 @@ def _all_padding(fn, dtype=torch.float32) -> None:
                      k2[:1], key_mask[:1], "the first sequence must be unchanged by the second")
     else:
         expect_close(name + ", probs of the first sequence", probs[:1].float(), _t([[MASKED, MASKED]]), atol=2e-3)
-
-
-HALF_ERRORS = {"without overflow": (
-    "float16's largest number is 65,504, so a fill such as -1e9 (or float32's min) does not fit in it; take the fill "
-    "from the scores' own dtype, torch.finfo(scores.dtype).min")}
 
 
 def _random_cases(fn) -> int:
