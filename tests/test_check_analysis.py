@@ -317,6 +317,17 @@ def as_many_classes_as_distinct_tags(train_x, train_y, test_x, test_y):
                                scale=lambda a, b: (a.std(0).clamp_min(1e-6),) * 2,
                                classes=lambda y: len(torch.unique(y)))
 
+def std_as_it_is(train_x, train_y, test_x, test_y):  # 0 / 0 on a feature constant over the training words
+    return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (a.mean(0),) * 2,
+                               scale=lambda a, b: (a.std(0),) * 2, classes=lambda y: int(y.max()) + 1)
+
+def score_nearest_one(train_x, train_y, test_x, test_y):  # the tag whose score is nearest its one-hot 1
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
+    W = torch.linalg.lstsq(A, F.one_hot(train_y).double()).solution
+    B = torch.cat([(test_x - mean) / std, torch.ones(len(test_x), 1)], 1).double()
+    return ((B @ W - 1).abs().argmin(-1) == test_y).double().mean().item()
+
 def argmax_wrong_axis(train_x, train_y, test_x, test_y):
     mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
     A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
@@ -373,6 +384,8 @@ def test_probe_accepts(style, capsys):
     (each_set_by_its_own_statistics, r"(?s)tag 1 only.*expected 1.0.*which statistics did yours use"),
     (one_std_for_all_features, r"(?s)100 times smaller.*each feature with its own training mean and std"),
     (as_many_classes_as_distinct_tags, r"(?s)no word of tag 2.*how many distinct tags there are is not K"),
+    (std_as_it_is, r"(?s)feature 4 equal to 0 on every word.*0 / 0 = nan.*clamp_min"),
+    (score_nearest_one, r"(?s)6 times as far from the middle.*expected 1.0.*the largest score, however far past 1"),
 ])
 def test_probe_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -491,7 +491,17 @@ def load_transposing_in_place(state_dict, i, layer):
     loader()(state_dict, i, layer)
 
 
+def load_by_prefix_without_dot(state_dict, i, layer):  # right on MiniLM's 6 layers; layer 1 of 12 takes 10's and 11's
+    with torch.no_grad():
+        for ours, theirs in TABLE.items():
+            for param in ("weight", "bias"):
+                keys = [k for k in state_dict if k.startswith(f"encoder.layer.{i}") and k.endswith(f".{theirs}.{param}")]
+                getattr(layer.get_submodule(ours), param).copy_(state_dict[keys[-1]])
+
+
 @pytest.mark.parametrize("bug, message", [
+    (load_by_prefix_without_dot, r"(?s)state_dict, 1, layer\), state_dict a 12-layer checkpoint.*holds "
+                                 r"encoder.layer.11.*layer 11's tensor, not layer 1's.*with its dot"),
     (load_frozen, r"requires_grad=False: the layer would not train"),
     (load_unregistered, r"is no longer a parameter of the layer \(it is now a plain Tensor\)"),
     (load_into_clones, r"still holds its random initialisation.*\n.*param.data.clone"),

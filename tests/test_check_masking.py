@@ -511,6 +511,15 @@ def negative_from_the_opening(documents, index, rng):
     return a, documents[other][:n], False  # always its first sentences: the corpus's openings only
 
 
+def negative_weighted_by_length(documents, index, rng):  # B's start drawn among every other sentence
+    a, n = _split(documents[index], rng)
+    if rng.random() < 0.5:
+        return a, documents[index][len(a):], True
+    starts = [(d, i) for d, document in enumerate(documents) if d != index for i in range(len(document))]
+    d, i = rng.choice(starts)
+    return a, documents[d][i:i + n], False
+
+
 def b_joined_into_text(documents, index, rng):
     a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
     return a, " ".join(b), is_next
@@ -548,6 +557,7 @@ def test_nsp_pair_accepts_other_styles(capsys):
     (last_document_never_drawn, r"never from document 4\n.*every document but index"),
     (label_reversed, r"wrong way round|is_next is True when B follows A"),
     (negative_from_the_opening, r"every one of the \d+ NotNext Bs starts at sentence 0.*\n.*random starting sentence"),
+    (negative_weighted_by_length, r"3, 1 and 30 sentences.*one-sentence document.*\n.*favours the long documents"),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_nsp_pair_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -182,6 +182,12 @@ def groups_matrices_only_3d(model, wd):
             {"params": [p for p in ps if p.ndim <= 2], "weight_decay": 0.0}]
 
 
+def groups_exactly_2d(model, wd):  # right on BERT, whose tensors are 1-D or 2-D; spares a 3-D weight
+    ps = [p for p in model.parameters() if p.requires_grad]
+    return [{"params": [p for p in ps if p.ndim == 2], "weight_decay": wd},
+            {"params": [p for p in ps if p.ndim != 2], "weight_decay": 0.0}]
+
+
 def groups_both_decay(model, wd):
     groups = SOLUTIONS["my_parameter_groups"](model, wd)
     return [dict(g, weight_decay=wd) for g in groups]
@@ -192,7 +198,8 @@ def groups_both_decay(model, wd):
     (groups_with_frozen, "frozen parameters"), (groups_swapped, "not decayed, but matrices"),
     (groups_duplicates, "more than once"), (groups_names, "not its name"), (groups_copies, "clone"),
     (groups_one, "expected two dicts"), (groups_matrices_only_3d, "not decayed, but matrices"),
-    (groups_both_decay, "weight_decay values")])
+    (groups_both_decay, "weight_decay values"),
+    (groups_exactly_2d, r"(?s)3-D weight `mix`.*not decayed, but matrices: \['mix'\].*not exactly 2")])
 def test_parameter_groups_rejects(fn, message):
     rejected(check.parameter_groups, fn, message)
 

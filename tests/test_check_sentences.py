@@ -349,6 +349,11 @@ def pick_by_median(dev, test):  # "more robust", but the exercise asks for the m
     return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
 
 
+def pick_by_total(dev, test):  # the same ranking as the mean only when every setting has as many seeds
+    best = max(dev, key=lambda s: sum(dev[s]))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
 def pick_sorts_in_place(dev, test):
     for values in dev.values():
         values.sort()
@@ -368,6 +373,7 @@ def test_pick_setting_accepts(style, capsys):
     (pick_reports_test, r"(?s)hand case.*its test scores"),
     (pick_sorts_in_place, r"changed the dicts"),
     (pick_by_median, r"(?s)best mean and best median differ.*best \*median\* dev score"),
+    (pick_by_total, r"(?s)4 and 2 seeds.*received \('a'.*mean dev score over its seeds is the highest"),
 ])
 def test_pick_setting_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -448,6 +454,14 @@ def freeze_one_too_many(model, top_layers=0):  # layers[-top_layers - 1:]: k + 1
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
+def freeze_never_unfreezing(model, top_layers=0):  # right on a fresh model; one frozen before stays frozen
+    frozen = [model.bert.embeddings, *model.bert.encoder.layers[:len(model.bert.encoder.layers) - top_layers]]
+    for module in frozen + ([] if top_layers else [model.bert.pooler]):
+        for p in module.parameters():
+            p.requires_grad = False
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
 def freeze_one_argument(model):  # the old exercise's signature
     return freeze_requires_grad_(model)
 
@@ -469,6 +483,7 @@ def test_freeze_encoder_accepts(style, capsys):
     (freeze_pooler_stays_frozen, r"top_layers=1.*the pooler is frozen"),
     (freeze_one_too_many, r"top_layers=1.*2 layers are trainable, not 1"),
     (freeze_one_argument, r"raised TypeError"),
+    (freeze_never_unfreezing, r"given top_layers=0, then 2:.*stays frozen from the call with top_layers=0"),
 ])
 def test_freeze_encoder_rejects(bug, message):
     with pytest.raises(ExerciseError, match="(?s)" + message):

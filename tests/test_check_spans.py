@@ -130,7 +130,17 @@ def test_best_span_accepts(style, capsys):
     assert "✓" in capsys.readouterr().out
 
 
+def span_among_the_top_20(s, e, m, k):  # n_best_size's shortcut: pairs of the 20 best starts and 20 best ends
+    best = None
+    for i in s.topk(min(20, len(s))).indices.tolist():
+        for j in e.topk(min(20, len(e))).indices.tolist():
+            if m[i] and m[j] and i <= j < i + k and (best is None or s[i] + e[j] > best[2]):
+                best = (i, j, float(s[i] + e[j]))
+    return best
+
+
 @pytest.mark.parametrize("bug, message", [
+    (span_among_the_top_20, r"(?s)hand case .*20 best starts and the 20 best ends.*return a tuple"),
     (lambda s, e, m, k: span_search(s, e, m, k, backwards=True), r"(?s)hand case .*end before its start"),
     (span_separate_argmax, r"(?s)hand case .*end before its start"),
     (lambda s, e, m, k: span_search(s, e, m, k, limit=10**9), r"(?s)max_answer_length=2.*longer than max_answer_length"),

@@ -358,3 +358,144 @@ def grouped_by_kind(text):
         elif k == "punct":
             words.extend(run)
     return words
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 3
+
+
+def _words_b3(text, is_punct):
+    """Split the cleaned text on whitespace, then every punctuation character is a word of its own."""
+    words = []
+    for chunk in text.split():
+        current = ""
+        for ch in chunk:
+            if is_punct(ch):
+                if current:
+                    words.append(current)
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+@EX.bug
+def carriage_return_forgotten(text):
+    """I listed BERT's whitespace as " ", "\\t" and "\\n" (and Zs) and forgot "\\r", so a lone \\r, a control, glued two words."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def combining_class_for_accents(text):
+    """I dropped the accents with `if not unicodedata.combining(c)` (combining class 0), not by category Mn."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def lower_only_if_isupper(text):
+    """I lower-cased a character only when ch.isupper() was true (titlecase letters such as ǅ are not "upper")."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            low = ch.lower() if ch.isupper() else ch
+            kept = "".join(c for c in unicodedata.normalize("NFD", low) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def space_after_ideograph_only(text):
+    """I put a space after each ideograph to end its word, but none before it (so "x北" stays one word)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f"{kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def ascii_ranges_as_python_ranges(text):
+    """I wrote the ASCII punctuation as range(33, 47), range(58, 64), range(91, 96), range(123, 126), which leave out 47, 64, 96 and 126 (` and ~ then stay in words)."""
+    ascii_punct = set(range(33, 47)) | set(range(58, 64)) | set(range(91, 96)) | set(range(123, 126))
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), lambda c: ord(c) in ascii_punct or unicodedata.category(c).startswith("P"))
+
+
+@EX.bug
+def google_control_categories(text):
+    """I dropped Cc and Cf as Google's _is_control does, so private-use (Co) and surrogate (Cs) characters stay."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.correct
+def generator_of_pieces(text):
+    """A generator yields each character's cleaned text; the words come from padding punctuation with spaces."""
+    def pieces():
+        for ch in text:
+            cat = unicodedata.category(ch)
+            if cat == "Zs" or ch in "\t\n\r ":
+                yield " "
+                continue
+            if cat in {"Cc", "Cf", "Co", "Cs"} or ch in {"\x00", "\ufffd"}:
+                continue
+            decomposed = unicodedata.normalize("NFD", ch.lower())
+            stripped = "".join(filter(lambda c: unicodedata.category(c) != "Mn", decomposed))
+            yield " " + stripped + " " if _is_cjk(ch) else stripped
+
+    def pad(c):
+        is_ascii_punct = 33 <= ord(c) <= 47 or 58 <= ord(c) <= 64 or 91 <= ord(c) <= 96 or 123 <= ord(c) <= 126
+        return f" {c} " if is_ascii_punct or unicodedata.category(c)[0] == "P" else c
+    return "".join(map(pad, "".join(pieces()))).split()

@@ -228,3 +228,88 @@ def loop_over_batch_and_heads(q, k, v, key_mask=None):
         outs.append(torch.stack(row_out))
         all_probs.append(torch.stack(row_probs))
     return torch.stack(outs), torch.stack(all_probs)
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 3
+
+
+@EX.bug
+def power_one_half_precedence(q, k, v, key_mask=None):
+    """I wrote the scale as hs ** 1/2, which Python reads as (hs ** 1) / 2 (the same as √hs only when hs = 4)."""
+    hs = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / (hs ** 1/2)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def tilde_on_the_mask_as_given(q, k, v, key_mask=None):
+    """I inverted the mask with ~key_mask without .bool() (on a 1/0 integer mask ~ is bitwise: ~1 = -2, and masked_fill refuses it)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def mask_with_one_new_axis(q, k, v, key_mask=None):
+    """I gave the mask one new axis, key_mask[:, None, :], thinking broadcasting would find the right place for it."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def additive_finfo_min(q, k, v, key_mask=None):
+    """I added finfo(dtype).min at the padded keys (the additive mask of exercise 2.3): a negative score plus it overflows to -inf in float16."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        pad = (~key_mask.bool())[:, None, None, :].to(scores.dtype)
+        scores = scores + pad * torch.finfo(scores.dtype).min
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def bmm_with_view(q, k, v, key_mask=None):
+    """I merged batch and heads with .view(B * nh, T, hs) to use torch.bmm (view refuses a non-contiguous q, as split heads are)."""
+    B, nh, T_q, hs = q.shape
+    T_k = k.shape[-2]
+    scores = torch.bmm(q.view(B * nh, T_q, hs), k.view(B * nh, T_k, hs).transpose(1, 2)) / math.sqrt(hs)
+    scores = scores.view(B, nh, T_q, T_k)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    out = torch.bmm(probs.view(B * nh, T_q, T_k), v.view(B * nh, T_k, hs)).view(B, nh, T_q, hs)
+    return out, probs
+
+
+@EX.bug
+def softmax_asked_for_float32(q, k, v, key_mask=None):
+    """I called softmax(-1, dtype=torch.float32) for stability and did not cast back (float16 or float64 inputs then fail at probs @ v)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1, dtype=torch.float32)
+    return probs @ v, probs
+
+
+@EX.correct
+def heads_into_the_batch(q, k, v, key_mask=None):
+    """Batch and heads merged with reshape (any layout) for torch.bmm; the mask repeated for each head; torch.where."""
+    B, nh, T_q, hs = q.shape
+    T_k = k.shape[-2]
+    q3, k3, v3 = q.reshape(B * nh, T_q, hs), k.reshape(B * nh, T_k, hs), v.reshape(B * nh, T_k, hs)
+    scores = torch.bmm(q3, k3.transpose(1, 2)) / hs ** 0.5  # (B * nh, T_q, T_k)
+    if key_mask is not None:
+        keep = key_mask.bool().repeat_interleave(nh, dim=0)[:, None, :]  # row b * nh + h: sequence b
+        lowest = torch.tensor(torch.finfo(scores.dtype).min, dtype=scores.dtype)
+        scores = torch.where(keep, scores, lowest)
+    probs = torch.nn.functional.softmax(scores, dim=2)
+    return torch.bmm(probs, v3).reshape(B, nh, T_q, hs), probs.reshape(B, nh, T_q, T_k)

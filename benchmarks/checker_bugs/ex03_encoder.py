@@ -332,3 +332,154 @@ def regex_over_the_checkpoint(state_dict, i, layer):
         match = pattern.fullmatch(key)
         if match and int(match.group(1)) == i:
             getattr(layer.get_submodule(ours_by_theirs[match.group(2)]), match.group(3)).data.copy_(tensor)
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX32.batch = 3
+EX34.batch = 3
+
+
+@EX32.bug
+def layer_norm_default_eps(x, key_mask, layer):
+    """I applied the two LayerNorms with F.layer_norm and their weight and bias, leaving eps at its default 1e-5 (the layer's is 1e-12)."""
+    F = torch.nn.functional
+    H = x.shape[-1]
+    a, _ = layer.attention(x, key_mask)
+    h = F.layer_norm(x + a, (H,), layer.attention_norm.weight, layer.attention_norm.bias)
+    return F.layer_norm(h + layer.ffn(h), (H,), layer.ffn_norm.weight, layer.ffn_norm.bias)
+
+
+@EX32.bug
+def mask_cast_to_the_dtype(x, key_mask, layer):
+    """I converted key_mask to x.dtype before passing it on, as transformers does with its masks (a float mask is added: 1 at real keys, 0 at padding)."""
+    a, _ = layer.attention(x, None if key_mask is None else key_mask.to(x.dtype))
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def attention_norm_for_both(x, key_mask, layer):
+    """I used layer.attention_norm after both sub-layers (I thought a layer had one LayerNorm, used twice)."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.attention_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def input_normalised_too(x, key_mask, layer):
+    """I normalised x with attention_norm before the attention as well as after the residual sum."""
+    a, _ = layer.attention(layer.attention_norm(x), key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def residual_sums_in_float32(x, key_mask, layer):
+    """I added the residuals in float32, x.float() + a.float(), to be safe (a float64 or bfloat16 layer then gets float32)."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x.float() + a.float())
+    return layer.ffn_norm(h.float() + layer.ffn(h).float())
+
+
+@EX32.bug
+def feed_forward_first(x, key_mask, layer):
+    """I wired the feed-forward sub-layer first and the attention sub-layer second."""
+    h = layer.ffn_norm(x + layer.ffn(x))
+    a, _ = layer.attention(h, key_mask)
+    return layer.attention_norm(h + a)
+
+
+@EX32.correct
+def sublayers_as_functions(x, key_mask, layer):
+    """A small helper `post_ln(norm, sublayer, x)` applied twice, the attention wrapped in a lambda."""
+    def post_ln(norm, sublayer, h):
+        return norm(torch.add(h, sublayer(h)))
+    h = post_ln(layer.attention_norm, lambda t: layer.attention(t, key_mask)[0], x)
+    return post_ln(layer.ffn_norm, layer.ffn, h)
+
+
+_CACHE_B3 = {}
+
+
+@EX34.bug
+def parameters_replaced(state_dict, i, layer):
+    """I set each sub-module's weight and bias to torch.nn.Parameter(tensor), new parameters, instead of copying into the old ones."""
+    for ours, theirs in _NAMES.items():
+        module = layer.get_submodule(ours)
+        for p in ("weight", "bias"):
+            setattr(module, p, torch.nn.Parameter(state_dict[f"encoder.layer.{i}.{theirs}.{p}"]))
+
+
+@EX34.bug
+def data_assigned(state_dict, i, layer):
+    """I wrote param.data = tensor (no torch.no_grad needed), so the layer shares the checkpoint's memory and takes its dtype."""
+    for ours, theirs in _NAMES.items():
+        module = layer.get_submodule(ours)
+        for p in ("weight", "bias"):
+            getattr(module, p).data = state_dict[f"encoder.layer.{i}.{theirs}.{p}"]
+
+
+@EX34.bug
+def layer_numbers_sorted_as_strings(state_dict, i, layer):
+    """I listed the layer numbers found in the checkpoint, sorted them, and took the i-th (as strings: "10" sorts before "2")."""
+    numbers = sorted({key.split(".")[2] for key in state_dict if key.startswith("encoder.layer.")})
+    prefix = f"encoder.layer.{numbers[i]}."
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            for p in ("weight", "bias"):
+                getattr(module, p).copy_(state_dict[f"{prefix}{theirs}.{p}"])
+
+
+@EX34.bug
+def ffn_norm_copy_pasted(state_dict, i, layer):
+    """I copied the attention_norm line of my table for ffn_norm and forgot to change it: both read attention.output.LayerNorm."""
+    names = dict(_NAMES, ffn_norm="attention.output.LayerNorm")
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            module = layer.get_submodule(ours)
+            for p in ("weight", "bias"):
+                getattr(module, p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def tensors_cached_by_layer_number(state_dict, i, layer):
+    """I kept each layer's sixteen tensors in a module-level dict keyed by i, to look them up only once (a later checkpoint gets the first one's)."""
+    if i not in _CACHE_B3:
+        _CACHE_B3[i] = {(ours, p): state_dict[f"encoder.layer.{i}.{theirs}.{p}"]
+                        for ours, theirs in _NAMES.items() for p in ("weight", "bias")}
+    with torch.no_grad():
+        for (ours, p), tensor in _CACHE_B3[i].items():
+            getattr(layer.get_submodule(ours), p).copy_(tensor)
+
+
+@EX34.bug
+def sixteen_lines_one_slip(state_dict, i, layer):
+    """I wrote the sixteen copies out by hand, and the key's bias line reads attention.self.query.bias."""
+    s = f"encoder.layer.{i}."
+    with torch.no_grad():
+        layer.attention.query.weight.copy_(state_dict[s + "attention.self.query.weight"])
+        layer.attention.query.bias.copy_(state_dict[s + "attention.self.query.bias"])
+        layer.attention.key.weight.copy_(state_dict[s + "attention.self.key.weight"])
+        layer.attention.key.bias.copy_(state_dict[s + "attention.self.query.bias"])
+        layer.attention.value.weight.copy_(state_dict[s + "attention.self.value.weight"])
+        layer.attention.value.bias.copy_(state_dict[s + "attention.self.value.bias"])
+        layer.attention.output.weight.copy_(state_dict[s + "attention.output.dense.weight"])
+        layer.attention.output.bias.copy_(state_dict[s + "attention.output.dense.bias"])
+        layer.attention_norm.weight.copy_(state_dict[s + "attention.output.LayerNorm.weight"])
+        layer.attention_norm.bias.copy_(state_dict[s + "attention.output.LayerNorm.bias"])
+        layer.ffn.intermediate.weight.copy_(state_dict[s + "intermediate.dense.weight"])
+        layer.ffn.intermediate.bias.copy_(state_dict[s + "intermediate.dense.bias"])
+        layer.ffn.output.weight.copy_(state_dict[s + "output.dense.weight"])
+        layer.ffn.output.bias.copy_(state_dict[s + "output.dense.bias"])
+        layer.ffn_norm.weight.copy_(state_dict[s + "output.LayerNorm.weight"])
+        layer.ffn_norm.bias.copy_(state_dict[s + "output.LayerNorm.bias"])
+
+
+@EX34.correct
+def through_the_layers_state_dict(state_dict, i, layer):
+    """Copy into the tensors of layer.state_dict(), which share the parameters' memory (detached, so no no_grad needed)."""
+    own = layer.state_dict()
+    for name, target in own.items():
+        module, kind = name.rsplit(".", 1)
+        target.copy_(state_dict["encoder.layer." + str(i) + "." + _NAMES[module] + "." + kind])

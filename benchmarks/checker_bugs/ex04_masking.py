@@ -262,3 +262,106 @@ def offset_modulo(documents, index, rng):
     other = documents[(index + rng.randrange(1, len(documents))) % len(documents)]
     start = rng.randrange(len(other))
     return document[:a_end], list(other[start:start + len(document) - a_end]), False
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 3
+
+
+@EX.bug
+def coin_returned_as_an_int(documents, index, rng):
+    """I tossed the coin with rng.randint(0, 1) and returned it as is_next, 1 or 0 rather than True or False."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    is_next = rng.randint(0, 1)
+    if is_next:
+        return document[:a_end], document[a_end:], is_next
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], is_next
+
+
+@EX.bug
+def documents_shuffled_to_pick(documents, index, rng):
+    """For NotNext I shuffled the documents with rng.shuffle(documents) and took the first that is not A's (the caller's list is reordered)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    rng.shuffle(documents)
+    other = next(d for d in documents if d is not document)
+    start = rng.randrange(len(other))
+    return document[:a_end], other[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def others_by_equality(documents, index, rng):
+    """I listed the other documents as [d for d in documents if d != document], so a document equal to A's is never drawn."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.choice([d for d in documents if d != document])
+    start = rng.randrange(len(other))
+    return document[:a_end], other[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def own_draw_moved_to_the_next(documents, index, rng):
+    """I drew among all the documents and, when A's own came up, took the next one ((index + 1) % n), which is then drawn twice as often."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents))
+    if other == index:
+        other = (other + 1) % len(documents)
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def stepped_over_with_greater_than(documents, index, rng):
+    """I stepped over A's document with `if other > index: other += 1`, so a draw equal to index stays on A's own."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other > index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+_OTHERS_B3 = {}
+
+
+@EX.bug
+def others_cached_per_index(documents, index, rng):
+    """I built the list of the other documents once per index and kept it in a module-level dict (a later corpus gets the first one's)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    if index not in _OTHERS_B3:
+        _OTHERS_B3[index] = [d for j, d in enumerate(documents) if j != index]
+    other = rng.choice(_OTHERS_B3[index])
+    start = rng.randrange(len(other))
+    return document[:a_end], other[start:start + len(document) - a_end], False
+
+
+@EX.correct
+def two_distinct_draws(documents, index, rng):
+    """A as a random window; the other document from rng.sample of two distinct indices, the one that is not A's."""
+    document = documents[index]
+    a_start = rng.randint(0, len(document) - 2)
+    a_end = rng.randint(a_start + 1, len(document) - 1)
+    is_next = rng.choice([True, False])
+    if is_next:
+        return document[a_start:a_end], document[a_end:], True
+    first, second = rng.sample(range(len(documents)), 2)
+    other = documents[second if first == index else first]
+    start = rng.randint(0, len(other) - 1)
+    return document[a_start:a_end], other[start:start + len(document) - a_end], False

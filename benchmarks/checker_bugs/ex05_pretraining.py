@@ -461,3 +461,189 @@ def permuted_rows(model, batch, k):
         (out.mlm_loss * w_mlm + out.nsp_loss * w_nsp).backward()
         total += w_mlm * out.mlm_loss.item() + w_nsp * out.nsp_loss.item()
     return total
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX52.batch = 3
+EX53.batch = 3
+
+
+@EX52.bug
+def lr_in_each_group(model, weight_decay):
+    """I also wrote BERT's learning rate, "lr": 1e-4, into each group (a group's lr overrides the one given to AdamW)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay, "lr": 1e-4},
+            {"params": no_decay, "weight_decay": 0.0, "lr": 1e-4}]
+
+
+@EX52.bug
+def squeezed_before_counting_dims(model, weight_decay):
+    """I counted the dimensions of p.squeeze(), so that a gain stored as (1, H) counts as a vector (a (1, H) table then is not decayed)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.squeeze().ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def parameters_as_float(model, weight_decay):
+    """I appended p.float(), as AdamW wants float32, I thought (for a float16 or bfloat16 model those are copies)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p.float())
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def bias_in_the_name_too(model, weight_decay):
+    """To be safe I also sent to the no-decay group every parameter with "bias" in its name, whatever its shape."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if p.requires_grad:
+            (no_decay if p.ndim < 2 or "bias" in name else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def one_generator_walked_twice(model, weight_decay):
+    """I kept params = model.parameters() and built both lists from it (the generator is spent after the first list)."""
+    params = model.parameters()
+    decay = [p for p in params if p.requires_grad and p.ndim >= 2]
+    no_decay = [p for p in params if p.requires_grad and p.ndim < 2]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def lists_as_default_arguments(model, weight_decay, decay=[], no_decay=[]):
+    """I made the two lists default arguments, decay=[] and no_decay=[], which Python creates once: each call adds to the last one's."""
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def filtered_named_parameters(model, weight_decay):
+    """named_parameters() into a list of the trainable ones, then two filter() passes on p.dim()."""
+    trainable = [p for _, p in model.named_parameters() if p.requires_grad]
+    matrices = list(filter(lambda p: p.dim() > 1, trainable))
+    vectors = list(filter(lambda p: p.dim() <= 1, trainable))
+    return [dict(params=matrices, weight_decay=weight_decay), dict(params=vectors, weight_decay=0.0)]
+
+
+@EX53.bug
+def labels_counted_above_zero(model, batch, k):
+    """I counted the labelled positions with labels > 0 (a label can be token id 0, which I then leave out of n_i and N)."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] > 0).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] > 0).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def torch_split_by_k(model, batch, k):
+    """I cut the micro-batches with torch.split(v, k), which makes pieces of k rows (B / k of them), not k pieces."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    keys = list(batch)
+    total = 0.0
+    for parts in zip(*(torch.split(batch[key], k) for key in keys)):
+        piece = dict(zip(keys, parts))
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def one_backward_at_the_end(model, batch, k):
+    """I added up the k weighted losses and called backward() once on the sum, after the loop (every micro-batch's graph is kept until then)."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        total = total + out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+    total.backward()
+    return total.item()
+
+
+@EX53.bug
+def only_trainable_gradients_cleared(model, batch, k):
+    """I cleared the stale gradients of the trainable parameters only (if p.requires_grad: p.grad = None); a frozen one keeps its old .grad."""
+    for p in model.parameters():
+        if p.requires_grad:
+            p.grad = None
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def labelled_count_kept_running(model, batch, k):
+    """I counted N as I went, adding each micro-batch's n_i before weighing it, so each piece is weighed by n_i / (labels seen so far)."""
+    model.zero_grad(set_to_none=True)
+    rows = batch["input_ids"].shape[0]
+    seen = 0
+    total = 0.0
+    for piece in _pieces(batch, k):
+        n = int((piece["labels"] != -100).sum())
+        seen += n
+        out = model(**piece)
+        loss = out.mlm_loss * n / seen + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def model_given_only_what_the_losses_need(model, batch, k):
+    """I passed each micro-batch's input_ids, labels and next_sentence_label only (attention_mask and token_type_ids have defaults, I thought)."""
+    model.zero_grad(set_to_none=True)
+    labelled = (batch["labels"] != -100).sum()
+    rows = batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in _pieces(batch, k):
+        out = model(input_ids=piece["input_ids"], labels=piece["labels"], next_sentence_label=piece["next_sentence_label"])
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def index_tensor_split(model, batch, k):
+    """Row indices cut by tensor_split; each loss written as (mlm · n_i + nsp · B_i · N / B) / N; a 0-d tensor returned."""
+    for p in model.parameters():
+        p.grad = None
+    N = int(batch["labels"].ne(-100).sum())
+    B = len(batch["next_sentence_label"])
+    total = 0.0
+    for idx in torch.arange(B).tensor_split(k):
+        piece = {key: value[idx] for key, value in batch.items()}
+        out = model(**piece)
+        n = int(piece["labels"].ne(-100).sum())
+        loss = (out.mlm_loss * n + out.nsp_loss * len(idx) * N / B) / N
+        loss.backward()
+        total += loss.item()
+    return torch.tensor(total)

@@ -207,3 +207,74 @@ def cholesky_and_nearest_one_hot(train_x, train_y, test_x, test_y):
     scores = _ones((test_x.double() - mean) / std) @ W
     distance = ((scores[:, None, :] - torch.eye(K, dtype=scores.dtype)[None]) ** 2).sum(-1)
     return float((distance.argmin(-1) == test_y).double().mean())
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 3
+
+
+@EX.bug
+def one_hot_sized_by_the_test_tags(train_x, train_y, test_x, test_y):
+    """I sized the one-hot targets with test_y.max() + 1, the tags I am scored on."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(test_y.max()) + 1).double())
+    return ((_ones(((test_x - mean) / std).double()) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def ones_column_standardised_too(train_x, train_y, test_x, test_y):
+    """I added the column of ones first and then standardised every column of the design matrix, the ones included."""
+    A, T = _ones(train_x.double()), _ones(test_x.double())
+    mean, std = A.mean(0), A.std(0).clamp_min(1e-6)
+    W = _ridge((A - mean) / std, F.one_hot(train_y, int(train_y.max()) + 1).double())
+    return ((((T - mean) / std) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def floor_division_for_the_fraction(train_x, train_y, test_x, test_y):
+    """I divided the number of right words by the number of test words with //."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    right = int(((_ones(((test_x - mean) / std).double()) @ W).argmax(-1) == test_y).sum())
+    return right // len(test_y)
+
+
+@EX.bug
+def tags_renumbered_by_unique(train_x, train_y, test_x, test_y):
+    """I renumbered the training tags 0..K-1 with unique(return_inverse=True) and compared the predicted column with test_y."""
+    tags, renumbered = torch.unique(train_y, return_inverse=True)
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(renumbered, len(tags)).double())
+    return ((_ones(((test_x - mean) / std).double()) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def arg_max_kept_its_dimension(train_x, train_y, test_x, test_y):
+    """I took argmax(dim=-1, keepdim=True), so the (M, 1) predictions are compared with the (M,) tags by broadcasting."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    predicted = (_ones(((test_x - mean) / std).double()) @ W).argmax(dim=-1, keepdim=True)
+    return (predicted == test_y).double().mean().item()
+
+
+@EX.bug
+def softmax_over_the_words(train_x, train_y, test_x, test_y):
+    """I turned the scores into probabilities with softmax(dim=0) before the arg-max over the tags."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double())
+    probs = (_ones(((test_x - mean) / std).double()) @ W).softmax(dim=0)
+    return (probs.argmax(-1) == test_y).double().mean().item()
+
+
+@EX.correct
+def plus_minus_one_targets_augmented_lstsq(train_x, train_y, test_x, test_y):
+    """Targets coded +1 / -1; ridge solved as least squares on the design stacked over √α·I; the prediction is the largest score."""
+    x = train_x.double()
+    mean, std = x.mean(0), x.std(0).clamp_min(1e-6)
+    A = _ones((x - mean) / std)
+    K = int(train_y.max()) + 1
+    Y = 2 * F.one_hot(train_y, K).double() - 1
+    stacked = torch.cat([A, torch.eye(A.shape[1], dtype=A.dtype)])  # α = 1
+    W = torch.linalg.lstsq(stacked, torch.cat([Y, torch.zeros(A.shape[1], K, dtype=Y.dtype)]), driver="gelsd").solution
+    scores = _ones((test_x.double() - mean) / std) @ W
+    return sum(int(p == t) for p, t in zip(scores.argmax(1).tolist(), test_y.tolist())) / len(test_y)

@@ -368,3 +368,166 @@ def slice_from_the_length(model, top_layers=0):
     for p in model.bert.pooler.parameters():
         p.requires_grad = top_layers > 0
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX73.batch = 3
+EX74.batch = 3
+
+
+@EX73.bug
+def ascending_sort_first(dev, test):
+    """I sorted the settings by their mean dev score and took the first one (sorted is ascending)."""
+    ranked = sorted(dev, key=lambda s: statistics.fmean(dev[s]))
+    best = ranked[0]
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def total_not_mean(dev, test):
+    """I picked the setting with the largest total dev score, sum(dev[s]) (the same ranking as the mean, I thought)."""
+    best = max(dev, key=lambda s: sum(dev[s]))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def max_by_the_lists(dev, test):
+    """I wrote max(dev, key=dev.get), which compares the score lists themselves."""
+    best = max(dev, key=dev.get)
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def n_minus_one_in_the_mean_too(dev, test):
+    """By hand, I divided by n - 1 in the mean as well as in the variance."""
+    def mean(xs):
+        return sum(xs) / (len(xs) - 1)
+    best = max(dev, key=lambda s: mean(dev[s]))
+    xs, m = dev[best], mean(dev[best])
+    return best, m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+@EX73.bug
+def sd_over_the_whole_grid(dev, test):
+    """I returned the sample sd of every dev score in the grid, all settings together."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    everything = [x for scores in dev.values() for x in scores]
+    return best, statistics.fmean(dev[best]), statistics.stdev(everything)
+
+
+_MEANS = {}
+
+
+@EX73.bug
+def means_cached_by_name(dev, test):
+    """I kept each setting's mean in a dict outside the function, keyed by the setting's name, to compute it once."""
+    for s in dev:
+        if s not in _MEANS:
+            _MEANS[s] = statistics.fmean(dev[s])
+    best = max(dev, key=_MEANS.get)
+    return best, _MEANS[best], statistics.stdev(dev[best])
+
+
+@EX73.correct
+def torch_float64(dev, test):
+    """torch in float64: the means in one tensor, the arg-max over it, Tensor.std (n - 1 by default)."""
+    import torch
+    names = list(dev)
+    means = torch.tensor([torch.tensor(dev[s], dtype=torch.float64).mean().item() for s in names])
+    best = names[int(means.argmax())]
+    scores = torch.tensor(dev[best], dtype=torch.float64)
+    return best, scores.mean().item(), scores.std().item()
+
+
+@EX74.bug
+def layer_names_matched_as_substrings(model, top_layers=0):
+    """I froze by name: every parameter whose name contains "layers.i" for a lower layer i ("layers.1" is in "layers.10")."""
+    n_layers = len(model.bert.encoder.layers)
+    frozen = [f"layers.{i}" for i in range(n_layers - top_layers)]
+    for name, p in model.bert.named_parameters():
+        if name.startswith("embeddings.") or (name.startswith("pooler.") and not top_layers):
+            p.requires_grad = False
+        elif name.startswith("pooler."):
+            p.requires_grad = True
+        else:
+            p.requires_grad = not any(f in name for f in frozen)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def word_embeddings_only(model, top_layers=0):
+    """I froze the word embeddings (the embedding matrix) but not the position and segment embeddings or their LayerNorm."""
+    model.bert.encoder.requires_grad_(False)
+    model.bert.pooler.requires_grad_(False)
+    model.bert.embeddings.word_embeddings.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def encoder_in_eval_mode(model, top_layers=0):
+    """I put model.bert in eval mode (a frozen encoder needs no dropout); the classifier stays in training mode."""
+    model.bert.requires_grad_(False)
+    model.bert.eval()
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def linear_modules_only(model, top_layers=0):
+    """I froze every nn.Linear of model.bert (the weights that matter), leaving the embeddings and LayerNorms alone."""
+    import torch.nn as nn
+    for module in model.bert.modules():
+        if isinstance(module, nn.Linear):
+            module.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def range_stops_before_the_top(model, top_layers=0):
+    """I unfroze range(n - top_layers, n - 1), thinking the end of a range is included (the top layer stays frozen)."""
+    model.bert.requires_grad_(False)
+    layers = model.bert.encoder.layers
+    n = len(layers)
+    if top_layers:
+        for i in range(n - top_layers, n - 1):
+            layers[i].requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def pooler_left_out_of_the_count(model, top_layers=0):
+    """I set the flags right, but computed the count from what I unfroze: the top layers and the classifier (not the pooler)."""
+    model.bert.requires_grad_(False)
+    count = sum(p.numel() for p in model.classifier.parameters())
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+            count += sum(p.numel() for p in layer.parameters())
+        model.bert.pooler.requires_grad_(True)
+    return count
+
+
+@EX74.correct
+def frozen_set_by_identity(model, top_layers=0):
+    """The parameters to train collected by identity first; then every parameter of model.bert set from that set."""
+    layers = model.bert.encoder.layers
+    train = set()
+    if top_layers > 0:
+        for layer in list(layers)[len(layers) - top_layers:]:
+            train.update(id(p) for p in layer.parameters())
+        train.update(id(p) for p in model.bert.pooler.parameters())
+    for p in model.bert.parameters():
+        p.requires_grad_(id(p) in train)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

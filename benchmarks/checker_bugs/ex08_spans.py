@@ -420,3 +420,179 @@ def official_script_layout(prediction, gold):
     precision = 1.0 * num_same / len(prediction_tokens)
     recall = 1.0 * num_same / len(gold_tokens)
     return (2 * precision * recall) / (precision + recall)
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX82.batch = 3
+EX84.batch = 3
+
+
+@EX82.bug
+def score_read_from_the_unmasked_matrix(start_logits, end_logits, context_mask, max_answer_length):
+    """I took the arg-max of the masked matrix, but returned the largest entry of the raw matrix as the score."""
+    T = start_logits.shape[0]
+    raw = start_logits[:, None] + end_logits[None, :]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    i, j = divmod(int(raw.masked_fill(~allowed, float("-inf")).argmax()), T)
+    return i, j, float(raw.max())
+
+
+_BANDS = {}
+
+
+@EX82.bug
+def band_cached_by_window_length(start_logits, end_logits, context_mask, max_answer_length):
+    """I cached the band matrix per window length T (every window has the same T), to build it only once."""
+    T = start_logits.shape[0]
+    if T not in _BANDS:
+        _BANDS[T] = _band(T, max_answer_length)
+    allowed = _BANDS[T] & context_mask[:, None] & context_mask[None, :]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def length_returned_as_the_end(start_logits, end_logits, context_mask, max_answer_length):
+    """I scored (start i, length l) in a (T, max_answer_length) matrix and returned the offset l where the end i + l belongs."""
+    T = start_logits.shape[0]
+    m = max_answer_length
+    ends = torch.cat([end_logits, end_logits.new_full((m,), float("-inf"))])
+    inside = torch.cat([context_mask, context_mask.new_zeros(m)])
+    offsets = torch.arange(T)[:, None] + torch.arange(m)[None, :]  # (T, m): i + l
+    scores = start_logits[:, None] + ends[offsets]
+    scores = scores.masked_fill(~(context_mask[:, None] & inside[offsets]), float("-inf"))
+    i, l = divmod(int(scores.argmax()), m)
+    return i, l, float(scores[i, l])
+
+
+@EX82.bug
+def last_position_never_an_end(start_logits, end_logits, context_mask, max_answer_length):
+    """Two loops, j in range(i, min(T - 1, i + max_answer_length)): I capped the end at T - 1 as if range included it."""
+    T = len(start_logits)
+    best = None
+    for i in range(T):
+        for j in range(i, min(T - 1, i + max_answer_length)):
+            if context_mask[i] and context_mask[j]:
+                score = float(start_logits[i] + end_logits[j])
+                if best is None or score > best[2]:
+                    best = (i, j, score)
+    return best
+
+
+@EX82.bug
+def passage_as_one_block(start_logits, end_logits, context_mask, max_answer_length):
+    """I took the passage to be one block, from the first True of the mask to the last one."""
+    T = start_logits.shape[0]
+    where = context_mask.nonzero().flatten()
+    positions = torch.arange(T)
+    passage = (positions >= where.min()) & (positions <= where.max())
+    allowed = _band(T, max_answer_length) & passage[:, None] & passage[None, :]
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def score_relative_to_the_null_answer(start_logits, end_logits, context_mask, max_answer_length):
+    """I returned the span's score minus the no-answer score at [CLS], start[0] + end[0], as SQuAD 2.0 compares them."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    i, j, score = _pick(start_logits[:, None] + end_logits[None, :], allowed)
+    return i, j, score - float(start_logits[0] + end_logits[0])
+
+
+@EX82.correct
+def windows_of_ends_per_start(start_logits, end_logits, context_mask, max_answer_length):
+    """For each start, the max_answer_length ends after it read with unfold; the flat arg-max over (start, offset)."""
+    T = start_logits.shape[0]
+    m = max_answer_length
+    ends = end_logits.masked_fill(~context_mask, float("-inf"))
+    padded = torch.cat([ends, ends.new_full((m - 1,), float("-inf"))])
+    windows = padded.unfold(0, m, 1)  # (T, m): row i holds the ends i .. i + m - 1
+    scores = start_logits.masked_fill(~context_mask, float("-inf"))[:, None] + windows
+    flat = int(scores.argmax())
+    i, offset = flat // m, flat % m
+    return i, i + offset, float(scores[i, offset])
+
+
+@EX84.bug
+def mean_of_precision_and_recall(prediction, gold):
+    """I computed the F1 as the mean of precision and recall, (P + R) / 2."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if not shared:
+        return 0.0
+    return (shared / len(p) + shared / len(g)) / 2
+
+
+@EX84.bug
+def shared_counted_over_the_prediction(prediction, gold):
+    """I counted the shared tokens as the predicted tokens found in the gold, sum(1 for w in p if w in g)."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum(1 for w in p if w in g)
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def common_punctuation_only(prediction, gold):
+    """I deleted the common punctuation marks, . , ; : ! ? ' " and brackets, not all of string.punctuation."""
+    def norm(t):
+        t = "".join(ch for ch in t.lower() if ch not in ".,;:!?'\"()[]")
+        return re.sub(r"\b(a|an|the)\b", " ", t).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def accents_removed(prediction, gold):
+    """I also stripped accents (unicodedata NFKD, combining marks dropped), so "café" matches "cafe"."""
+    import unicodedata
+
+    def norm(t):
+        t = "".join(ch for ch in unicodedata.normalize("NFKD", t) if not unicodedata.combining(ch))
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def gold_not_normalised(prediction, gold):
+    """I normalised the prediction (the model's messy output) but only split the gold, which I took to be clean."""
+    p = re.sub(r"\b(a|an|the)\b", " ", _strip_punct(prediction.lower())).split()
+    return _f1(p, gold.split())
+
+
+@EX84.bug
+def more_stop_words(prediction, gold):
+    """I removed "of" and "and" along with a, an, the (stop words, like the articles)."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the|of|and)\b", " ", _strip_punct(t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.correct
+def regex_class_and_dict_counts(prediction, gold):
+    """One regex character class for the punctuation, counts kept in plain dicts, F1 as 2·shared / (|p| + |g|)."""
+    punctuation = re.compile("[" + re.escape(string.punctuation) + "]")
+    articles = re.compile(r"\b(?:a|an|the)\b")
+
+    def tokens(text):
+        return articles.sub(" ", punctuation.sub("", text.lower())).split()
+
+    def counts(words):
+        c = {}
+        for w in words:
+            c[w] = c.get(w, 0) + 1
+        return c
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return 1.0 if p == g else 0.0
+    cp, cg = counts(p), counts(g)
+    shared = sum(min(n, cg.get(w, 0)) for w, n in cp.items())
+    return 2 * shared / (len(p) + len(g)) if shared else 0.0

@@ -154,3 +154,62 @@ def stacked_then_flattened(hidden_states):
     states = torch.stack(hidden_states[-4:], dim=2)
     B, T, n, H = states.shape
     return states.reshape(B, T, n * H)
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 3
+
+
+@EX.bug
+def zeros_for_the_missing_layers(hidden_states):
+    """With fewer than four states I padded with zero tensors in front, so the feature is always 4H wide for the BiLSTM."""
+    states = list(hidden_states[-4:])
+    states = [torch.zeros_like(states[0])] * (4 - len(states)) + states
+    return torch.cat(states, dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def softmax_by_hand_overflows(hidden_states, mix, scale):
+    """I wrote the softmax by hand as mix.exp() / mix.exp().sum(), without subtracting the largest weight first."""
+    weights = mix.exp() / mix.exp().sum()
+    states = torch.stack(hidden_states[-4:])
+    return scale * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def squeezed_states(hidden_states):
+    """I squeezed each state before concatenating (h.squeeze()), out of habit, so a batch of one loses its batch axis."""
+    return torch.cat([h.squeeze() for h in hidden_states[-4:]], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def weights_broadcast_on_the_wrong_axis(hidden_states, mix, scale):
+    """I multiplied the stacked (n, B, T, H) states by weights[:, None], which lines the weights up with the tokens axis."""
+    states = torch.stack(hidden_states[-4:])
+    weights = mix.softmax(0)
+    return scale * (weights[:, None] * states).sum(0)
+
+
+@EX.bug
+def top_four_from_L_taken_as_the_length(hidden_states):
+    """Layers L-3 to L, I wrote hidden_states[L - 3:] with L = len(hidden_states)."""
+    L = len(hidden_states)
+    return torch.cat(hidden_states[max(0, L - 3):], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def weights_as_python_floats(hidden_states, mix, scale):
+    """I turned the softmax weights into Python floats with .tolist() to loop over them (no gradient reaches mix)."""
+    weights = mix.softmax(0).tolist()
+    out = 0
+    for w, h in zip(weights, hidden_states[-4:]):
+        out = out + w * h
+    return scale * out
+
+
+@EX.correct(checker=WEIGHTED)
+def logsumexp_and_tensordot(hidden_states, mix, scale):
+    """The softmax as exp(mix - logsumexp(mix)); the states contracted with torch.tensordot over the layer axis."""
+    states = torch.stack(tuple(hidden_states)[-len(mix):])  # (n, B, T, H)
+    weights = torch.exp(mix - torch.logsumexp(mix, dim=0))
+    return scale * torch.tensordot(weights, states, dims=([0], [0]))

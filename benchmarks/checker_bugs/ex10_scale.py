@@ -194,3 +194,91 @@ def divisor_pairs(batch_size, seq_len, processes, micro_batch_tokens):
             divisors.update((d, share // d))
         d += 1
     return min(g for g in divisors if share // g <= fits)
+
+
+# --- Batch 3: written without reading any checker, before the checkers were changed against it ---
+EX.batch = 3
+
+
+@EX.bug
+def divisors_below_the_share(batch_size, seq_len, processes, micro_batch_tokens):
+    """I looked for g in range(1, share), forgetting that g = share (one sequence a pass) is a divisor too."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    if share <= fits:
+        return 1
+    for g in range(1, share):
+        if share % g == 0 and share // g <= fits:
+            return g
+
+
+@EX.bug
+def rounded_down_to_a_divisor(batch_size, seq_len, processes, micro_batch_tokens):
+    """I took g = ceil(share / fits) and, when it did not divide the share, moved down to the next divisor."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = math.ceil(share / fits)
+    while share % g:
+        g -= 1
+    return g
+
+
+@EX.bug
+def floor_as_the_starting_point(batch_size, seq_len, processes, micro_batch_tokens):
+    """I started from share // fits passes (rounded down) and moved up to the next divisor of the share."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = max(1, share // fits)
+    while share % g:
+        g += 1
+    return g
+
+
+@EX.bug
+def passes_of_all_processes(batch_size, seq_len, processes, micro_batch_tokens):
+    """I returned the passes of the whole step, g on each process times the processes."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g * processes
+
+
+_PLANS = {}
+
+
+@EX.bug
+def remembered_by_batch_and_length(batch_size, seq_len, processes, micro_batch_tokens):
+    """I memoised the answer in a dict keyed by (batch_size, seq_len), the two numbers that change between phases."""
+    key = (batch_size, seq_len)
+    if key not in _PLANS:
+        share = batch_size // processes
+        fits = micro_batch_tokens // seq_len
+        g = 1
+        while share % g or share // g > fits:
+            g += 1
+        _PLANS[key] = g
+    return _PLANS[key]
+
+
+@EX.bug
+def extra_passes_counted(batch_size, seq_len, processes, micro_batch_tokens):
+    """I returned the accumulation steps after the first pass, g - 1 (one pass means no accumulation)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g - 1
+
+
+@EX.correct
+def lower_bound_then_next_divisor(batch_size, seq_len, processes, micro_batch_tokens):
+    """Start at the lower bound ceil(share / fits) and step up to the first divisor of the share."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = -(-share // fits)
+    while share % g:
+        g += 1
+    return g

@@ -6,7 +6,9 @@ give slightly different classifiers), so the cases test what every honest linear
 2. twelve well-separated classes in 16 dimensions, one absent from the test words: accuracy ≥ 0.95;
    the line scored on words of one tag only (the threshold may not move with the words scored): 1;
    tags numbered 0, 1, 3 with no tag 2 (a tag is a column number): ≥ 0.95; the tag in one feature
-   100 times smaller than the rest (each feature standardised by itself): ≥ 0.9;
+   100 times smaller than the rest (each feature standardised by itself): ≥ 0.9; a feature that is 0 on
+   every training word (its std is 0: no 0 / 0): ≥ 0.95; three tags scored on test words 6 times as far
+   out as the training words (the largest score wins, not the one nearest the one-hot 1): 1;
 3. random labels, more dimensions than words: near chance on the test words, since nothing carries
    over (fitting on the test words, or scoring the training words, gives far more);
 4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s
@@ -70,6 +72,31 @@ def _features_of_unequal_scale():
     return words(train_y), train_y, words(test_y), test_y
 
 
+def _a_constant_feature():
+    """The four tags of `_a_tag_never_seen` (0, 1, 2, 3 this time) with a fifth feature that is 0 on
+    every word, as a dimension no word uses: its std over the training words is 0."""
+    g = torch.Generator().manual_seed(71)
+    centres = 5.0 * torch.randn(4, 8, generator=g)
+    train_y, test_y = torch.arange(4).repeat(10), torch.arange(4).repeat(5)
+    def words(y):
+        x = centres[y] + 0.3 * torch.randn(len(y), 8, generator=g)
+        return torch.cat([x[:, :4], torch.zeros(len(y), 1), x[:, 4:]], dim=1)  # (n, 9), feature 4 all 0
+    return words(train_y), train_y, words(test_y), test_y
+
+
+def _test_words_far_out():
+    """Three tags at the corners of a triangle in 2 dimensions; the test words lie 6 times as far from
+    the middle as the training words (a layer whose states are larger): scores then run well past the
+    one-hot targets (the word's tag above 1, the others below 0), and the largest still names the tag."""
+    g = torch.Generator().manual_seed(72)
+    angle = torch.tensor([0.0, 2.0944, 4.1888])  # 0°, 120°, 240°
+    centres = torch.stack([angle.cos(), angle.sin()], dim=1)  # (3, 2)
+    train_y, test_y = torch.arange(3).repeat(10), torch.arange(3).repeat(5)
+    train_x = centres[train_y] + 0.05 * torch.randn(30, 2, generator=g)
+    test_x = 6.0 * centres[test_y] + 0.05 * torch.randn(15, 2, generator=g)
+    return train_x, train_y, test_x, test_y
+
+
 def _random_labels(seed):
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(50, 64, generator=g), torch.randint(0, 4, (50,), generator=g),
@@ -127,6 +154,14 @@ SEPARABLE = [
      _features_of_unequal_scale, 0.9, "feature 0 separates the tags", "standardise each feature with its own "
      "training mean and std (over the words, dim 0); one mean and std over every number leaves feature 0 100 "
      "times smaller than the others, and the ridge penalty then sets its weight to almost 0"),
+    ("4 tags in 9 dimensions, feature 4 equal to 0 on every word", _a_constant_feature, 0.95,
+     "the other 8 features separate the tags", "feature 4 is constant on the training words, so its std is 0 and "
+     "(x - mean) / std is 0 / 0 = nan, which spreads to every score: keep the std away from 0 "
+     "(std.clamp_min(1e-6)), as a feature that never varies carries nothing either way"),
+    ("3 tags in 2 dimensions, the test words 6 times as far from the middle as the training words",
+     _test_words_far_out, 1.0, "each test word lies on its tag's side, only farther out",
+     "the predicted tag is the one with the largest score, however far past 1 it runs; the tag whose score is "
+     "nearest the one-hot target 1 is another rule, which fails on words larger than the training words"),
 ]
 
 

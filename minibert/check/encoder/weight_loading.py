@@ -35,7 +35,10 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
     if other.startswith("encoder.layer.") and not other.startswith(f"encoder.layer.{i}."):
         j = int(other.split(".")[2])
         hint = f"that is layer {j}'s tensor, not layer {i}'s"
-        if j == 0:  # layer 0 passed, so the name holds a 0 where the layer's number goes
+        if str(j).startswith(str(i)) and j != i:  # encoder.layer.1 is the start of encoder.layer.10 too
+            hint += (f": f\"encoder.layer.{{i}}\" is also the start of encoder.layer.{j}'s names; match "
+                     f"f\"encoder.layer.{{i}}.\", with its dot (or compare the layer number as a whole)")
+        elif j == 0:  # layer 0 passed, so the name holds a 0 where the layer's number goes
             hint += " (layer 0 passed): write the layer's number i into the name, f\"encoder.layer.{i}.\", not 0"
         elif abs(j - i) == 1:
             hint += ": the checkpoint numbers its layers from 0, as minibert's encoder.layers does"
@@ -117,5 +120,32 @@ def load_layer(fn) -> None:
             got = layer.eval()(hidden[i], key_mask)[0]
             expect_close(f"{name}, then layer(x, key_mask) on the real hidden states {tuple(hidden[i].shape)} of "
                          "a padded batch", got, reference_layer(hidden[i], key_mask)[0])
+    _deep_checkpoint(fn, model.config, state)
     passed("load_layer", f"{n_params} tensors of {len(model.encoder.layers)} layers equal BertModel.from_pretrained's, "
-                         "and so do the layers' outputs on a real padded batch")
+                         "and so do the layers' outputs on a real padded batch; layers 1, 10 and 11 of a 12-layer "
+                         "checkpoint load as theirs")
+
+
+def _deep_checkpoint(fn, config, state: dict) -> None:
+    """MiniLM has 6 layers; BERT-BASE has 12, and there "encoder.layer.1" starts the names of layers
+    10 and 11 too. A 12-layer checkpoint of distinct random tensors (MiniLM's other names kept), its
+    keys in two orders (numbered, and sorted as text as safetensors stores them), for layers 1, 10, 11."""
+    g = torch.Generator().manual_seed(3_4_12)
+    layer0 = {k[len("encoder.layer.0."):]: v for k, v in state.items() if k.startswith("encoder.layer.0.")}
+    deep = {k: v for k, v in state.items() if not k.startswith("encoder.layer.")}
+    for j in range(12):
+        deep |= {f"encoder.layer.{j}.{suffix}": torch.randn(v.shape, generator=g) for suffix, v in layer0.items()}
+    for order in (list(deep), sorted(deep)):
+        for i in (1, 10, 11):
+            layer = EncoderLayer(config)
+            fresh = {k: v.detach().clone() for k, v in layer.named_parameters()}
+            given = {k: deep[k].clone() for k in order}
+            name = (f"my_load_layer(state_dict, {i}, layer), state_dict a 12-layer checkpoint (BERT-BASE's depth) "
+                    f"of random tensors, its keys {'numbered' if order[0] == next(iter(deep)) else 'sorted as text'}")
+            call(fn, name, given, i, layer)
+            _check_the_layer(name, layer, given, deep, fresh, i)
+            for pname, got in layer.named_parameters():
+                expected = deep[hf_name(f"encoder.layers.{i}.{pname}")]
+                if got.shape != expected.shape or not torch.equal(got.detach(), expected):
+                    raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got.detach(), fresh[pname],
+                                                                          expected, i, deep))

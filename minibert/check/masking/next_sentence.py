@@ -152,6 +152,14 @@ def nsp_pair(fn) -> None:
                             f"{sum(starts.values())} NotNext Bs starts at sentence {start} of its document\n  hint: "
                             "a NotNext B is taken from a random starting sentence of the other document, as "
                             "Google's random_start: text from anywhere in the corpus, not only its openings")
-    passed("nsp_pair", f"3 hand-built corpora ({40 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs keep the "
+    documents = [["a1", "a2", "a3"], ["b1"], [f"c{i}" for i in range(1, 31)]]
+    case = "documents of 3, 1 and 30 sentences, index = 0, rng = random.Random(0..799)"
+    sources = Counter(_pair_run(fn, case, documents, 0, seed)[1][1] for seed in range(800))
+    del sources[0]  # IsNext pairs
+    expect_rate(f"{case}: NotNext pairs whose B is the one-sentence document", sources[1], sum(sources.values()), 0.5,
+                hint="each other document with the same chance, whatever its length: draw the document first "
+                     "(rng.randrange(len(documents) - 1), stepping over index), then a sentence in it; one "
+                     "sentence drawn among all the others' sentences favours the long documents")
+    passed("nsp_pair", f"4 hand-built corpora ({840 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs keep the "
                        "promises of minibert's create_instances_from_document (IsNext rate "
                        f"{sum(outcomes) / len(outcomes):.3f})")

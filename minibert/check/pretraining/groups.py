@@ -11,7 +11,8 @@ from ..common import ExerciseError, call, passed
 
 class _Renamed(nn.Module):
     """A small model whose names defeat a rule by name: a LayerNorm called `norm`, a gain `scale`, a
-    frozen embedding table, and an output layer tied to that table's twin."""
+    frozen embedding table, an output layer tied to that table's twin, and a 3-D weight (a
+    convolution's kernel is one) that a rule `p.ndim == 2` spares."""
 
     def __init__(self):
         super().__init__()
@@ -24,6 +25,7 @@ class _Renamed(nn.Module):
         self.scale = nn.Parameter(torch.ones(6))
         self.out = nn.Linear(6, 13)
         self.out.weight = self.words.weight  # tied: one tensor under two names
+        self.mix = nn.Parameter(torch.ones(2, 3, 6))  # 3-D: decayed, as every tensor of 2 or more dimensions
         for p in self.parameters():
             with torch.no_grad():
                 p.copy_(torch.randn(p.shape, generator=g))
@@ -100,7 +102,10 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         hint = ("decide by shape, not by name: every LayerNorm gain and every bias is 1-D (p.ndim < 2), every "
                 "other weight a matrix; minibert calls its norms attention_norm and ffn_norm, which no rule "
                 "looking for 'LayerNorm' finds")
-        if any(n.endswith(".bias") for n in wrongly_decayed):
+        if any(p.ndim > 2 for p in no_decay if id(p) in expected_decay):
+            hint = ("2 or more dimensions, not exactly 2: a 3-D weight (a convolution's kernel, a stack of "
+                    "matrices) is decayed too; test p.ndim >= 2, or put the 1-D ones apart with p.ndim < 2")
+        elif any(n.endswith(".bias") for n in wrongly_decayed):
             hint = "biases are 1-D too: no decay on any parameter with p.ndim < 2"
         raise ExerciseError("\n".join(lines) + f"\n  hint: {hint}")
 
@@ -131,9 +136,10 @@ def parameter_groups(fn) -> None:
     frozen.bert.embeddings.position_embeddings.weight.requires_grad_(False)
     frozen.bert.embeddings.layer_norm.bias.requires_grad_(False)
     _check(fn, frozen, "BERT with its position embeddings and one LayerNorm bias frozen", 0.05)
-    _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table and a tied "
-                           "output layer", 0.01)
+    _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table, a tied "
+                           "output layer and a 3-D weight `mix`", 0.01)
     _one_step_agrees(fn)
-    passed("parameter_groups", "3 models (minibert's names, frozen parameters, other names and a tied weight): "
+    passed("parameter_groups", "3 models (minibert's names, frozen parameters, other names, a tied weight and a 3-D "
+                               "one): "
                                "decay on every matrix, none on every 1-D parameter, each trainable tensor once; "
                                "one AdamW step equals minibert's")

@@ -61,28 +61,45 @@ def _hint(model, got, k: int) -> str:
 
 
 CASES = [(74, 32, 3, 2, 0), (75, 48, 2, 2, 0), (76, 32, 2, 3, 1), (77, 32, 2, 3, 2), (78, 32, 2, 3, 3)]
+AGAIN = (79, 32, 2, 3, (0, 2, 1))  # one model, frozen by one call and then given others: k = 0, then 2, then 1
+
+
+def _check_one(fn, model, name: str, k: int, seed: int, before: str = "") -> None:
+    got = call(fn, name, model, k)
+    want = trainable_names(model, k)
+    expected = sum(p.numel() for n, p in model.named_parameters() if n in want)
+    frozen_right = all(p.requires_grad is (n in want) for n, p in model.named_parameters())
+    if not frozen_right or got != expected:
+        counted = sum(p.numel() for p in model.parameters() if p.requires_grad)
+        hint = _hint(model, got, k)
+        missing = {n for n, p in model.named_parameters() if n in want and not p.requires_grad}
+        if before and missing:  # the earlier call froze them, and this one never switched them back on
+            hint = (f"{sorted(missing)[0]} must learn, but stays frozen from {before}: set requires_grad to True on "
+                    "what learns as well as False on the rest, since a model may come in frozen")
+        raise ExerciseError(f"{name}: expected {expected} trainable numbers; received {got!r}, and {counted} "
+                            f"numbers of the model have requires_grad\n  hint: {hint}")
+    if not model.training and model.bert.training is False:
+        raise ExerciseError(f"{name}: your function switched the model to eval mode; freezing is requires_grad, "
+                            "dropout still belongs to training (the loop calls model.train())")
+    model.zero_grad(set_to_none=True)
+    ids = torch.randint(0, 60, (2, 5), generator=torch.Generator().manual_seed(seed))
+    model(ids, labels=torch.tensor([0, 1])).loss.backward()  # a step's gradients reach only what learns
+    touched = {n for n, p in model.named_parameters() if p.grad is not None}
+    if touched != want:
+        raise ExerciseError(f"{name}: after a backward pass, gradients reached {sorted(touched - want)[:3]}")
 
 
 def freeze_encoder(fn) -> None:
     """fn(model: BertForSequenceClassification, top_layers) -> the number of trainable parameters left."""
     for seed, H, K, L, k in CASES:
-        model = _model(seed, H, K, L)
-        name = f"BertForSequenceClassification, H={H}, K={K}, {L} layers, top_layers={k}"
-        got = call(fn, name, model, k)
-        want = trainable_names(model, k)
-        expected = sum(p.numel() for n, p in model.named_parameters() if n in want)
-        frozen_right = all(p.requires_grad is (n in want) for n, p in model.named_parameters())
-        if not frozen_right or got != expected:
-            counted = sum(p.numel() for p in model.parameters() if p.requires_grad)
-            raise ExerciseError(f"{name}: expected {expected} trainable numbers; received {got!r}, and {counted} "
-                                f"numbers of the model have requires_grad\n  hint: {_hint(model, got, k)}")
-        if not model.training and model.bert.training is False:
-            raise ExerciseError(f"{name}: your function switched the model to eval mode; freezing is requires_grad, "
-                                "dropout still belongs to training (the loop calls model.train())")
-        ids = torch.randint(0, 60, (2, 5), generator=torch.Generator().manual_seed(seed))
-        model(ids, labels=torch.tensor([0, 1])).loss.backward()  # a step's gradients reach only what learns
-        touched = {n for n, p in model.named_parameters() if p.grad is not None}
-        if touched != want:
-            raise ExerciseError(f"{name}: after a backward pass, gradients reached {sorted(touched - want)[:3]}")
+        _check_one(fn, _model(seed, H, K, L), f"BertForSequenceClassification, H={H}, K={K}, {L} layers, "
+                   f"top_layers={k}", k, seed)
+    seed, H, K, L, ks = AGAIN
+    model = _model(seed, H, K, L)
+    for i, k in enumerate(ks):
+        before = f"the call with top_layers={ks[i - 1]}" if i else ""
+        _check_one(fn, model, f"one BertForSequenceClassification ({L} layers) given top_layers="
+                   + ", then ".join(map(str, ks[:i + 1])), k, seed, before)
     passed("freeze_encoder", f"{len(CASES)} models: with top_layers=0 only W and b train (K·H + K numbers); with "
-                             "k > 0 the top k layers and the pooler too, and no gradient reaches the rest")
+                             "k > 0 the top k layers and the pooler too, and no gradient reaches the rest; one model "
+                             "frozen by a call, then unfrozen to its top 2 layers, then 1")

@@ -93,11 +93,14 @@ def pick_setting(fn) -> None:
     skewed = {"a": [0.90, 0.60, 0.62], "b": [0.70, 0.69, 0.71]}  # a: mean 0.7067, median 0.62; b: 0.70 both
     _check(f"hand case: best mean and best median differ, dev {skewed}, test equal to dev", fn, skewed,
            copy.deepcopy(skewed))
+    uneven = {"a": [0.70, 0.70, 0.70, 0.70], "b": [0.80, 0.78]}  # a run killed early: b has 2 seeds, a 4
+    _check(f"hand case: settings with 4 and 2 seeds, dev {uneven}, test equal to dev", fn, uneven,
+           copy.deepcopy(uneven))
     rng = random.Random(73)
     cases = [(18, 2), (6, 3), (4, 5), (2, 4)]
     for settings, seeds in cases:
         dev, test = _random_case(rng, settings, seeds)
         _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
                fn, dev, test)
-    passed("pick_setting", f"3 hand-computed cases and {len(cases)} random grids agree with "
+    passed("pick_setting", f"4 hand-computed cases and {len(cases)} random grids agree with "
                            "minibert.finetune.sweep.summary, chosen on dev")

@@ -59,6 +59,10 @@ HAND = [
     ([0, 0, 0, -3e9, -1e9, -2e9, 0], [0, 0, 0, -2e9, -3e9, -1e9, 0], (3, 5), 30,
      "logits as low as -3e9: a forbidden pair filled with -1e4 or -1e9 outscores every allowed one (-2e9 at best, "
      "(4, 5)); fill with float('-inf')"),
+    ([0] + [5] * 24 + [0] + [1, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0] + [0],
+     [0] + [5] * 24 + [0] + [0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 1, 0] + [0], (26, 38), 30,
+     "the 24 question tokens have the highest logits, so the 20 best starts and the 20 best ends all lie in the "
+     "question: a search among them finds no allowed span; the passage's best is (30, 32), 4.0"),
 ]
 ALL_NEGATIVE = ("every span scores below 0 here: start the search from -inf (or from the first allowed span), "
                 "not from 0, or no span ever beats the starting value")
@@ -115,7 +119,7 @@ def best_span(fn) -> None:
         _check(fn, name, torch.tensor(start, dtype=torch.float), torch.tensor(end, dtype=torch.float), mask, max_len)
     g = torch.Generator().manual_seed(82)
     n = 0
-    for T, max_len in [(12, 3), (20, 1), (30, 5), (16, 30), (40, 4), (25, 2), (64, 30), (33, 7)]:
+    for T, max_len in [(12, 3), (20, 1), (30, 5), (16, 30), (40, 4), (25, 2), (64, 30), (33, 7), (384, 30)]:
         for _ in range(3):
             q = int(torch.randint(1, T // 3, (), generator=g))  # [CLS] + q question tokens + [SEP], then the passage
             padded = int(torch.randint(0, T // 4, (), generator=g))
