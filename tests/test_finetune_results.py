@@ -83,15 +83,18 @@ def test_a_stored_result_matches_its_command_data_and_weights(path):
     assert len(doc["runs"]) == settings * args.seeds
     assert sorted({r["seed"] for r in doc["runs"]}) == list(range(args.seed, args.seed + args.seeds))
     assert name in (ROOT / "results" / "finetune" / "make.sh").read_text()
-    if args.select_lr:  # each sample's rate is the one its train-slice runs scored best, and dev chose nothing
+    if args.select_lr:  # each sample's rate (and passes) the one its train-slice runs scored best; dev chose nothing
         chosen = doc["selection"]
-        assert chosen["split"] == "train-slice" and len(chosen["runs"]) == args.samples * len(chosen["lrs"]) * args.select_seeds
+        tried = [f"lr={lr}" + (f",epochs={e}" if "epochs" in chosen else "")
+                 for lr in chosen["lrs"] for e in chosen.get("epochs", [None])]
+        assert chosen["split"] == "train-slice" and len(chosen["runs"]) == args.samples * len(tried) * args.select_seeds
+        assert chosen.get("epochs") == ([int(e) for e in args.select_epochs.split(",")] if args.select_epochs else None)
         metric = main_metric(chosen["runs"][0]["metrics"])  # what the selection ranks by (F1 for spans)
         for k in range(args.samples):
-            means = {lr: statistics.fmean(r["metrics"][metric] for r in chosen["runs"]
-                                          if r["sample"] == k and r["setting"] == f"lr={lr}") for lr in chosen["lrs"]}
+            means = {name: statistics.fmean(r["metrics"][metric] for r in chosen["runs"]
+                                            if r["sample"] == k and r["setting"] == name) for name in tried}
             best = max(means, key=means.get)
-            assert {r["setting"] for r in doc["runs"] if r["setting"].startswith(f"sample={k},")} == {f"sample={k},lr={best}"}
+            assert {r["setting"] for r in doc["runs"] if r["setting"].startswith(f"sample={k},")} == {f"sample={k},{best}"}
 
 
 FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/course-pretrained": "sentiment/course-random",
@@ -103,13 +106,16 @@ FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/cou
         "sentiment/course-sentiment": "sentiment/course-random",
         "sentiment/course-sentiment-1000": "sentiment/course-random-1000",
         "sentiment/course-nsp": "sentiment/course-random", "sentiment/course-nsp-1000": "sentiment/course-random-1000",
-        "sentiment/gpu-mini-pretrained-1000": "sentiment/gpu-mini-random-1000"}
+        "sentiment/gpu-mini-pretrained-1000": "sentiment/gpu-mini-random-1000",
+        "sentiment/course-pretrained-1000-passes": "sentiment/course-random-1000-passes"}
 
 
 def fair_row(name: str) -> str:
-    """How docs/finetuning.md's table shows a stored result: each sample's chosen rate and dev mean ± sd."""
-    by = results.by_sample(results.read_results(name))
-    rates = ", ".join(f"{v['lr']:g}" for v in by.values())
+    """How docs/finetuning.md's table shows a stored result: each sample's chosen rate (and passes, where
+    they were chosen too) and dev mean ± sd."""
+    doc = results.read_results(name)
+    by, passes = results.by_sample(doc), "epochs" in doc.get("selection", {})
+    rates = ", ".join(f"{v['lr']:g}" + (f" ({v['epochs']} passes)" if passes else "") for v in by.values())
     cells = "; ".join(f"{100 * statistics.fmean(v['values']):.1f} ± {100 * statistics.stdev(v['values']):.1f}"
                       for v in by.values())
     return f"| {rates} | {cells} |"

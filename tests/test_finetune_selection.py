@@ -72,12 +72,33 @@ def test_the_record_holds_the_selection_and_no_single_rate(data_dir, tmp_path, m
     assert [r["setting"].split(",")[0] for r in doc["runs"]] == ["sample=0", "sample=1"]
 
 
+def test_passes_are_chosen_with_the_rate_on_the_train_slice(data_dir, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(results, "RESULTS", tmp_path / "results")
+    main(["--task", "sentiment", "--model", "course", "--data-dir", str(data_dir), "--max-train-examples", "10",
+          "--batch-size", "4", "--max-seq-length", "32", "--samples", "2", "--seeds", "1", "--select-lr", "1e-6,3e-3",
+          "--select-epochs", "1,2", "--select-seeds", "1", "--out-dir", str(tmp_path / "runs"), "--no-progress",
+          "--record", "demo/passes"])
+    doc = results.read_results("demo/passes")
+    assert "epochs" not in doc["settings"] and doc["selection"]["epochs"] == [1, 2]
+    for k in (0, 1):
+        tried = {r["setting"]: r["metrics"]["accuracy"] for r in doc["selection"]["runs"] if r["sample"] == k}
+        assert list(tried) == ["lr=1e-06,epochs=1", "lr=1e-06,epochs=2", "lr=0.003,epochs=1", "lr=0.003,epochs=2"]
+        best = max(tried, key=tried.get)
+        final = [r for r in doc["runs"] if r["setting"].startswith(f"sample={k},")]
+        assert [r["setting"] for r in final] == [f"sample={k},{best}"]
+        assert len(final[0]["history"]) == int(best[-1])  # one evaluation a pass: it ran the passes it chose
+        assert results.by_sample(doc)[k]["epochs"] == int(best[-1])
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--select-lr", "1e-3,fast"], r"--select-lr '1e-3,fast': 'fast' is not a positive learning rate"),
     (["--select-lr", "1e-3,-1"], r"'-1' is not a positive learning rate"),
     (["--samples", "2"], r"--samples 2 draws samples of --max-train-examples examples; give it too"),
     (["--samples", "0"], r"--samples must be a positive integer \(got 0\)"),
-    (["--grid", "--select-lr", "1e-3"], r"--grid runs A.3's grid on one sample; --select-lr and --samples"),
+    (["--grid", "--select-lr", "1e-3"], r"--grid runs A.3's grid on one sample; --select-lr, --select-epochs and"),
+    (["--grid", "--select-epochs", "3"], r"--grid runs A.3's grid on one sample"),
+    (["--select-epochs", "3,2.5"], r"--select-epochs '3,2.5': '2.5' is not a positive whole number of passes"),
+    (["--select-epochs", "0"], r"'0' is not a positive whole number of passes"),
     (["--sample", "1"], r"sample=1 draws another sample of max_train_examples examples; give --max-train-examples"),
     (["--eval-split", "valid"], r"--eval-split must be one of dev, test, train-slice \(got 'valid'\)"),
 ])

@@ -44,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--select-lr", default=None, metavar="LR,LR,...",
                    help="choose each sample's learning rate among these, on a held-out fifth of its training "
                    "examples (--select-seeds runs each), then run --seeds at the chosen one on --eval-split")
+    p.add_argument("--select-epochs", default=None, metavar="E,E,...",
+                   help="choose the number of passes among these too, with the learning rate (every pair is "
+                   "tried on the train slice)")
     p.add_argument("--select-seeds", type=int, default=2, help="runs per learning rate when choosing one")
     p.add_argument("--resume", action="store_true",
                    help="keep the runs that already finished in --out-dir; start the others (again)")
@@ -59,10 +62,10 @@ def main(argv: list[str] | None = None) -> None:
         args = parse_known(parser(), argv)
         check_settings({k: getattr(args, k) for k in COUNTS}, COUNTS, names=as_flag)
         check_settings(fields_of(args, FinetuneConfig), RULES, FinetuneConfig, names=as_flag)
-        lrs = learning_rates(args.select_lr)
-        if args.grid and (lrs or args.samples > 1):
-            raise ConfigError("--grid runs A.3's grid on one sample; --select-lr and --samples are another way "
-                              "of choosing: give one or the other")
+        lrs, passes = learning_rates(args.select_lr), epoch_counts(args.select_epochs)
+        if args.grid and (lrs or passes or args.samples > 1):
+            raise ConfigError("--grid runs A.3's grid on one sample; --select-lr, --select-epochs and --samples are "
+                              "another way of choosing: give one or the other")
         cfg = FinetuneConfig(**fields_of(args, FinetuneConfig))
         if args.samples > 1 and cfg.max_train_examples is None:
             raise ConfigError(f"--samples {args.samples} draws samples of --max-train-examples examples; give it too")
@@ -70,11 +73,11 @@ def main(argv: list[str] | None = None) -> None:
             results_path(args.record)  # a bad name fails now, not after the runs
         command, started = "python -m minibert.finetune " + shlex.join(argv), datetime.datetime.now(datetime.timezone.utc)
         selection = None
-        if lrs or args.samples > 1:
-            runs, chose = selected_sweep(cfg, seeds=args.seeds, samples=args.samples, lrs=lrs,
+        if lrs or passes or args.samples > 1:
+            runs, chose = selected_sweep(cfg, seeds=args.seeds, samples=args.samples, lrs=lrs, epochs=passes,
                                          select_seeds=args.select_seeds, command=command, resume=args.resume)
-            selection = {"split": "train-slice", "lrs": lrs or [cfg.lr], "seeds": args.select_seeds if lrs else 0,
-                         "runs": chose}
+            selection = {"split": "train-slice", "lrs": lrs or [cfg.lr], **({"epochs": passes} if passes else {}),
+                         "seeds": args.select_seeds if lrs or passes else 0, "runs": chose}
         else:
             runs = sweep(cfg, seeds=args.seeds, space=GRID if args.grid else None, command=command,
                          resume=args.resume)
@@ -111,6 +114,19 @@ def learning_rates(text: str | None) -> list[float] | None:
             raise ConfigError(f"--select-lr {text!r}: {item!r} is not a positive learning rate "
                               "(give them comma-separated, e.g. 3e-4,1e-3,3e-3)")
     return rates
+
+
+def epoch_counts(text: str | None) -> list[int] | None:
+    """"3,10" -> [3, 10]; an entry that is not a positive whole number is an error naming it."""
+    if text is None:
+        return None
+    counts = []
+    for item in text.split(","):
+        if not item.strip().isdigit() or int(item) < 1:
+            raise ConfigError(f"--select-epochs {text!r}: {item!r} is not a positive whole number of passes "
+                              "(give them comma-separated, e.g. 3,10)")
+        counts.append(int(item))
+    return counts
 
 
 if __name__ == "__main__":

@@ -65,10 +65,12 @@ def provenance(cfg: FinetuneConfig) -> dict:
 def record(name: str, cfg: FinetuneConfig, runs: list[dict], *, command: str, started: datetime.datetime,
            selection: dict | None = None) -> Path:
     """Write `runs` (from `sweep`) and their provenance to results/finetune/<name>.json; with
-    `selection` ({"lrs", "seeds", "runs"}), also the train-slice runs that chose each sample's
-    learning rate (then the settings hold no single `lr` or `sample`: each run's setting names its own)."""
+    `selection` ({"lrs", "seeds", "runs"}, and "epochs" when passes were chosen too), also the
+    train-slice runs that chose each sample's learning rate (then the settings hold no single `lr`,
+    `sample` or chosen `epochs`: each run's setting names its own)."""
     path = results_path(name)
-    drop = ("out_dir", "progress", "tensorboard", "log_every") + (("lr", "sample") if selection else ())
+    chosen = ("lr", "sample") + (("epochs",) if "epochs" in (selection or {}) else ())
+    drop = ("out_dir", "progress", "tensorboard", "log_every") + (chosen if selection else ())
     settings = {k: v for k, v in cfg.to_dict().items() if k not in drop}
     doc = {"command": command, "settings": settings, **provenance(cfg), "date": started.isoformat(timespec="seconds"),
            "seconds": round(sum(r["seconds"] for r in runs + (selection or {}).get("runs", [])), 1), "runs": runs}
@@ -93,14 +95,15 @@ def read_results(name: str) -> dict:
 
 
 def by_sample(doc: dict) -> dict[int, dict]:
-    """A stored result's runs per training sample: {k: {"lr", "values"}}. A result made without
-    --samples is sample 0 at its one learning rate."""
+    """A stored result's runs per training sample: {k: {"lr", "epochs", "values"}}. A result made
+    without --samples is sample 0 at its one learning rate."""
     out = {}
     for run in doc["runs"]:
         setting = dict(part.split("=") for part in run["setting"].split(",")) if "=" in run["setting"] else {}
         k = int(setting.get("sample", 0))
         lr = float(setting.get("lr", doc["settings"].get("lr", "nan")))
-        out.setdefault(k, {"lr": lr, "values": []})["values"].append(run["metrics"][main_metric(run["metrics"])])
+        passes = int(setting.get("epochs", doc["settings"].get("epochs", 0)))
+        out.setdefault(k, {"lr": lr, "epochs": passes, "values": []})["values"].append(run["metrics"][main_metric(run["metrics"])])
     return dict(sorted(out.items()))
 
 

@@ -4,6 +4,7 @@ datasets, so we ran several random restarts and selected the best model on the D
     runs = sweep(FinetuneConfig(task="sentiment"), seeds=5)          # one setting, five restarts
     runs = sweep(FinetuneConfig(task="sentiment"), seeds=3, space=GRID)   # A.3's grid, 3 seeds each
     runs, chose = selected_sweep(cfg, seeds=5, samples=2, lrs=[3e-4, 1e-3, 3e-3])  # lr chosen on train
+    runs, chose = selected_sweep(cfg, seeds=5, samples=2, lrs=[1e-3], epochs=[3, 10])  # passes too
     print(table(runs))                                                 # per setting: each seed, mean ± sd
 
 Each run goes to its own folder (`<out_dir>/<setting>/seed-<k>`). Settings are compared on the
@@ -50,22 +51,26 @@ def sweep(base: FinetuneConfig, *, seeds: int = 1, space: dict | None = None, co
 
 
 def selected_sweep(base: FinetuneConfig, *, seeds: int, samples: int = 1, lrs: list[float] | None = None,
-                   select_seeds: int = 2, command: str | None = None, resume: bool = False) -> tuple[list, list]:
+                   epochs: list[int] | None = None, select_seeds: int = 2, command: str | None = None,
+                   resume: bool = False) -> tuple[list, list]:
     """`seeds` runs on each of `samples` training samples, each sample at the learning rate of `lrs`
-    that scores best on its own train slice (mean of `select_seeds` runs; dev is never looked at).
-    Returns (runs, selection): runs are named "sample=k,lr=x"; selection holds every run that chose."""
+    (and, given `epochs`, the number of passes) that scores best on its own train slice (mean of
+    `select_seeds` runs; dev is never looked at). Returns (runs, selection): runs are named
+    "sample=k,lr=x" ("sample=k,lr=x,epochs=e" when passes are chosen too); selection holds every
+    run that chose."""
+    space = {"lr": lrs or [base.lr], **({"epochs": epochs} if epochs else {})}
     runs, selection = [], []
     for k in range(samples):
-        cfg, lr = dataclasses.replace(base, sample=k), base.lr
-        if lrs:
-            space = {"lr": lrs}
+        cfg, chosen = dataclasses.replace(base, sample=k), base
+        if lrs or epochs:
             tried = sweep(dataclasses.replace(cfg, eval_split="train-slice",
                                               out_dir=str(Path(base.out_dir) / f"select-sample={k}")),
                           seeds=select_seeds, space=space, command=command, resume=resume)
             selection += [{**r, "sample": k} for r in tried]
-            by_name = {setting_name(dataclasses.replace(cfg, lr=x), space): x for x in lrs}
-            lr = by_name[summary(tried, main_metric(tried[0]["metrics"]))[0]["setting"]]
-        runs += sweep(dataclasses.replace(cfg, lr=lr), seeds=seeds, space={"sample": [k], "lr": [lr]},
+            by_name = {setting_name(c, space): c for c in grid(cfg, space)}
+            chosen = by_name[summary(tried, main_metric(tried[0]["metrics"]))[0]["setting"]]
+        final = {"sample": [k], **{name: [getattr(chosen, name)] for name in space}}
+        runs += sweep(dataclasses.replace(cfg, lr=chosen.lr, epochs=chosen.epochs), seeds=seeds, space=final,
                       command=command, resume=resume)
     return runs, selection
 

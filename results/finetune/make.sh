@@ -57,6 +57,12 @@ if lacks course-sentiment sentiment/course-sentiment sentiment/course-sentiment-
 fi
 run sentiment/course-sentiment      $fair --model runs/course-sentiment/final
 run sentiment/course-sentiment-1000 ${fair/--max-train-examples 2000/--max-train-examples 1000} --model runs/course-sentiment/final
+# More passes over few labels: 3 passes of 1,000 snippets are 94 steps, and neither arm may have
+# finished learning what those labels teach. Each arm chooses its passes (3 or 10) with its rate on
+# its own train slice, as above (dev is never read).
+passes="${fair/--max-train-examples 2000/--max-train-examples 1000} --select-epochs 3,10"
+run sentiment/course-random-1000-passes     $passes --model course --init random
+run sentiment/course-pretrained-1000-passes $passes --model course
 # A [CLS] vector that an objective trained: the course model pre-trained without next sentence
 # prediction, so its pooler learnt nothing; 1,500 more steps of phase 2 with NSP on (the paper's
 # objective, MLM + NSP) give the classifier a trained [CLS] and pooler, then the same comparisons.
