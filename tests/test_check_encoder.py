@@ -495,7 +495,8 @@ def load_by_prefix_without_dot(state_dict, i, layer):  # right on MiniLM's 6 lay
     with torch.no_grad():
         for ours, theirs in TABLE.items():
             for param in ("weight", "bias"):
-                keys = [k for k in state_dict if k.startswith(f"encoder.layer.{i}") and k.endswith(f".{theirs}.{param}")]
+                keys = [k for k in state_dict
+                        if k.startswith(f"encoder.layer.{i}") and k.endswith(f".{theirs}.{param}")]
                 getattr(layer.get_submodule(ours), param).copy_(state_dict[keys[-1]])
 
 

@@ -320,7 +320,7 @@ def test_accumulation_steps_accepts(style, capsys):
     (steps_divide_the_batch, r"(?s)3 processes × 32.*received 3.*divide the whole batch evenly, but not"),
     (steps_powers_of_two, r"(?s)6 passes of 8.*received 8.*only powers of two"),
     (steps_times_processes, r"(?s)8 GPUs.*received 32.*batch_size × processes"),
-    (steps_share_left_out, r"(?s)room for one of 512.*expected a whole number of accumulation steps \(8\), received None"),
+    (steps_share_left_out, r"(?s)room for one of 512.*a whole number of accumulation steps \(8\), received None"),
 ])
 def test_accumulation_steps_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -103,7 +103,8 @@ def by_sample(doc: dict) -> dict[int, dict]:
         k = int(setting.get("sample", 0))
         lr = float(setting.get("lr", doc["settings"].get("lr", "nan")))
         passes = int(setting.get("epochs", doc["settings"].get("epochs", 0)))
-        out.setdefault(k, {"lr": lr, "epochs": passes, "values": []})["values"].append(run["metrics"][main_metric(run["metrics"])])
+        row = out.setdefault(k, {"lr": lr, "epochs": passes, "values": []})
+        row["values"].append(run["metrics"][main_metric(run["metrics"])])
     return dict(sorted(out.items()))
 
 
