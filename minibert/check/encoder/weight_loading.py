@@ -109,13 +109,8 @@ def load_layer(fn) -> None:
                                     "(print [k for k in state_dict if k.startswith('encoder.layer.0.')])") from None
             raise
         _check_the_layer(name, layer, given, state, fresh, i)
-        ours = dict(layer.named_parameters())
-        for pname, expected in reference_layer.named_parameters():
-            got = ours[pname].detach()
-            if got.shape != expected.shape or not torch.equal(got, expected):
-                raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got, fresh[pname], expected.detach(),
-                                                                      i, state))
-            n_params += 1
+        n_params += _expect_loaded(name, layer, {k: v.detach() for k, v in reference_layer.named_parameters()},
+                                   fresh, i, state)
         with torch.no_grad():
             got = layer.eval()(hidden[i], key_mask)[0]
             expect_close(f"{name}, then layer(x, key_mask) on the real hidden states {tuple(hidden[i].shape)} of "
@@ -124,6 +119,16 @@ def load_layer(fn) -> None:
     passed("load_layer", f"{n_params} tensors of {len(model.encoder.layers)} layers equal BertModel.from_pretrained's, "
                          "and so do the layers' outputs on a real padded batch; layers 1, 10 and 11 of a 12-layer "
                          "checkpoint load as theirs")
+
+
+def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state: dict) -> int:
+    """Each parameter of `layer` equal to `expected[name]`, else the diagnosis; the count compared."""
+    ours = dict(layer.named_parameters())
+    for pname, want in expected.items():
+        got = ours[pname].detach()
+        if got.shape != want.shape or not torch.equal(got, want):
+            raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got, fresh[pname], want, i, state))
+    return len(expected)
 
 
 def _deep_checkpoint(fn, config, state: dict) -> None:
@@ -135,17 +140,13 @@ def _deep_checkpoint(fn, config, state: dict) -> None:
     deep = {k: v for k, v in state.items() if not k.startswith("encoder.layer.")}
     for j in range(12):
         deep |= {f"encoder.layer.{j}.{suffix}": torch.randn(v.shape, generator=g) for suffix, v in layer0.items()}
-    for order in (list(deep), sorted(deep)):
+    for keys, order in (("numbered", list(deep)), ("sorted as text", sorted(deep))):
         for i in (1, 10, 11):
             layer = EncoderLayer(config)
             fresh = {k: v.detach().clone() for k, v in layer.named_parameters()}
-            given = {k: deep[k].clone() for k in order}
+            given = {k: deep[k].clone() if k.startswith(f"encoder.layer.{i}.") else deep[k] for k in order}
             name = (f"my_load_layer(state_dict, {i}, layer), state_dict a 12-layer checkpoint (BERT-BASE's depth) "
-                    f"of random tensors, its keys {'numbered' if order[0] == next(iter(deep)) else 'sorted as text'}")
+                    f"of random tensors, its keys {keys}")
             call(fn, name, given, i, layer)
             _check_the_layer(name, layer, given, deep, fresh, i)
-            for pname, got in layer.named_parameters():
-                expected = deep[hf_name(f"encoder.layers.{i}.{pname}")]
-                if got.shape != expected.shape or not torch.equal(got.detach(), expected):
-                    raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got.detach(), fresh[pname],
-                                                                          expected, i, deep))
+            _expect_loaded(name, layer, {k: deep[hf_name(f"encoder.layers.{i}.{k}")] for k in fresh}, fresh, i, deep)
