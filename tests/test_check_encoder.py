@@ -338,6 +338,33 @@ def test_encoder_layer_rejects_more(bug, message):
         check.encoder_layer(bug)
 
 
+def layer_default_eps(x, key_mask, layer):
+    H = x.shape[-1]
+    norm1, norm2 = layer.attention_norm, layer.ffn_norm
+    h = F.layer_norm(x + attn(layer, x, key_mask), (H,), norm1.weight, norm1.bias)  # eps left at 1e-5
+    return F.layer_norm(h + layer.ffn(h), (H,), norm2.weight, norm2.bias)
+
+
+def layer_float32_residuals(x, key_mask, layer):
+    h = layer.attention_norm(x.float() + attn(layer, x, key_mask).float())
+    return layer.ffn_norm(h + layer.ffn(h)).float()
+
+
+def layer_returns_float32(x, key_mask, layer):
+    h = layer.attention_norm(x + attn(layer, x, key_mask))
+    return layer.ffn_norm(h + layer.ffn(h)).float()
+
+
+@pytest.mark.parametrize("bug, message", [
+    (layer_default_eps, r"x scaled by 1e-3(.|\n)*LayerNorms with eps = 1e-5, the default"),
+    (layer_float32_residuals, r"in float64(.|\n)*mixed dtype"),
+    (layer_returns_float32, r"in float64.*received a torch.float32 tensor from a torch.float64 input"),
+])
+def test_encoder_layer_rejects_eps_and_dtype_mistakes(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.encoder_layer(bug)
+
+
 def test_encoder_layer_names_missing_gamma_beta_on_real_layers():
     def no_gamma_beta_past_the_hand_case(x, key_mask, layer):
         if x.shape[-1] == 3:
@@ -368,7 +395,7 @@ def layer_by_hand_norms(x, key_mask, layer):  # correct: LayerNorm written out, 
         v = v.double()
         mu, var = v.mean(-1, keepdim=True), v.var(-1, unbiased=False, keepdim=True)
         return (v - mu) / torch.sqrt(var + ln.eps) * ln.weight.double() + ln.bias.double()
-    h = norm(x + attn(layer, x, key_mask), layer.attention_norm).float()
+    h = norm(x + attn(layer, x, key_mask), layer.attention_norm).to(x.dtype)
     return norm(h + layer.ffn(h), layer.ffn_norm)
 
 
@@ -466,6 +493,20 @@ def load_into_clones(state_dict, i, layer):
             getattr(module, param).data.clone().copy_(state_dict[f"encoder.layer.{i}.{theirs}.{param}"])
 
 
+def load_as_new_parameters(state_dict, i, layer):
+    for ours, theirs in TABLE.items():
+        module = layer.get_submodule(ours)
+        for param in ("weight", "bias"):  # registered, trainable, right values: but new objects
+            setattr(module, param, torch.nn.Parameter(state_dict[f"encoder.layer.{i}.{theirs}.{param}"].clone()))
+
+
+def load_by_data_assignment(state_dict, i, layer):
+    for ours, theirs in TABLE.items():
+        module = layer.get_submodule(ours)
+        for param in ("weight", "bias"):  # the old parameters, pointed at the checkpoint's memory
+            getattr(module, param).data = state_dict[f"encoder.layer.{i}.{theirs}.{param}"]
+
+
 def load_layer_zero_always(state_dict, i, layer):
     loader()(state_dict, 0, layer)
 
@@ -506,6 +547,8 @@ def load_by_prefix_without_dot(state_dict, i, layer):  # right on MiniLM's 6 lay
     (load_frozen, r"requires_grad=False: the layer would not train"),
     (load_unregistered, r"is no longer a parameter of the layer \(it is now a plain Tensor\)"),
     (load_into_clones, r"still holds its random initialisation.*\n.*param.data.clone"),
+    (load_as_new_parameters, r"layer.attention.query.weight is a new nn.Parameter.*\n.*param.copy_"),
+    (load_by_data_assignment, r"shares its memory with the checkpoint's tensor encoder.layer.0.attention.self.query"),
     (load_layer_zero_always, r"(?s)my_load_layer\(state_dict, 1, layer\).*holds encoder.layer.0.*\n.*layer 0's tensor"),
     (load_strict_false, r"still holds its random initialisation.*\n.*strict=False"),
     (load_gamma_beta_swapped, r"weight and bias swapped"),

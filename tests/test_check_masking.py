@@ -520,6 +520,15 @@ def negative_weighted_by_length(documents, index, rng):  # B's start drawn among
     return a, documents[d][i:i + n], False
 
 
+def negative_among_unequal_documents(documents, index, rng):  # "the others" by content: a copy is never drawn
+    a, n = _split(documents[index], rng)
+    if rng.random() < 0.5:
+        return a, documents[index][len(a):], True
+    other = rng.choice([d for d in documents if d != documents[index]])
+    start = rng.randrange(len(other))
+    return a, other[start:start + n], False
+
+
 def b_joined_into_text(documents, index, rng):
     a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
     return a, " ".join(b), is_next
@@ -558,6 +567,7 @@ def test_nsp_pair_accepts_other_styles(capsys):
     (label_reversed, r"wrong way round|is_next is True when B follows A"),
     (negative_from_the_opening, r"every one of the \d+ NotNext Bs starts at sentence 0.*\n.*random starting sentence"),
     (negative_weighted_by_length, r"3, 1 and 30 sentences.*one-sentence document.*\n.*favours the long documents"),
+    (negative_among_unequal_documents, r"\(the first two equal\).*the copy of documents\[0\]: 0 of.*\n.*by position"),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_nsp_pair_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

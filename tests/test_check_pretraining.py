@@ -188,6 +188,12 @@ def groups_exactly_2d(model, wd):  # right on BERT, whose tensors are 1-D or 2-D
             {"params": [p for p in ps if p.ndim != 2], "weight_decay": 0.0}]
 
 
+def groups_as_float(model, wd):  # right in float32, where .float() is the tensor itself; copies otherwise
+    ps = [p.float() for p in model.parameters() if p.requires_grad]
+    return [{"params": [p for p in ps if p.ndim >= 2], "weight_decay": wd},
+            {"params": [p for p in ps if p.ndim < 2], "weight_decay": 0.0}]
+
+
 def groups_both_decay(model, wd):
     groups = SOLUTIONS["my_parameter_groups"](model, wd)
     return [dict(g, weight_decay=wd) for g in groups]
@@ -199,6 +205,7 @@ def groups_both_decay(model, wd):
     (groups_duplicates, "more than once"), (groups_names, "not its name"), (groups_copies, "clone"),
     (groups_one, "expected two dicts"), (groups_matrices_only_3d, "not decayed, but matrices"),
     (groups_both_decay, "weight_decay values"),
+    (groups_as_float, r"in bfloat16.*not one of the model's parameters\n.*\.float\(\)"),
     (groups_exactly_2d, r"(?s)3-D weight `mix`.*not decayed, but matrices: \['mix'\].*not exactly 2")])
 def test_parameter_groups_rejects(fn, message):
     rejected(check.parameter_groups, fn, message)
@@ -331,7 +338,32 @@ def acc_overlapping(model, batch, k):
     return total
 
 
+def acc_positive_labels(model, batch, k):  # labels > 0 for "labelled": token id 0 left out
+    model.zero_grad(set_to_none=True)
+    n_all = (batch["labels"] > 0).sum()
+    total = 0.0
+    for piece in pieces(batch, k):
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] > 0).sum() / n_all + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+def acc_one_backward(model, batch, k):  # exact weights, one backward() on the sum: every graph kept
+    model.zero_grad(set_to_none=True)
+    n_all = (batch["labels"] != -100).sum()
+    total = 0
+    for piece in pieces(batch, k):
+        out = model(**piece)
+        total = total + out.mlm_loss * (piece["labels"] != -100).sum() / n_all + out.nsp_loss / k
+    total.backward()
+    return total.item()
+
+
 @pytest.mark.parametrize("fn, message", [
+    (acc_positive_labels, r"token id 0.*\n.*labels > 0 leaves token id 0 out"),
+    (acc_one_backward, r"gradients are right, but backward\(\) ran 1 time\(s\) for 4 micro-batches"),
     (acc_sum, "summed"), (acc_equal, "weighted every micro-batch equally"), (acc_zero_inside, "only the last"),
     (acc_no_zero, "still hold what was in .grad"), (acc_nsp_by_labels, "NSP loss by the share of labelled"),
     (acc_returns_last, "returned loss"), (acc_pops, "changed the batch"),

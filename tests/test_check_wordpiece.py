@@ -38,7 +38,7 @@ def test_every_checker_is_exported():
 
 def basic_words(text, *, clean=True, cjk=True, per_char_lower=True, accents=True, punctuation="bert",
                 tab_is_control=False, isspace=False, controls=("Cc", "Cf", "Co", "Cs"), form="NFD", marks="Mn",
-                cjk_ranges=CJK_RANGES, drop_nul=True, split_arg=None, keep_empty=False):
+                cjk_ranges=CJK_RANGES, drop_nul=True, split_arg=None, keep_empty=False, only_upper=False):
     out = []
     for ch in text:
         category = unicodedata.category(ch)
@@ -55,6 +55,8 @@ def basic_words(text, *, clean=True, cjk=True, per_char_lower=True, accents=True
             out.append(ch)
     text = "".join(out)
     text = "".join(c.lower() for c in text) if per_char_lower else text.lower()
+    if only_upper:  # lower-cased only where str.isupper() says so: not the titlecase letters (Lt)
+        text = "".join(c.lower() if c.isupper() else c for c in "".join(out))
     if accents:
         def dropped(c):
             if marks == "combining":
@@ -117,6 +119,7 @@ def test_the_reference_of_these_tests_is_right():
     (dict(punctuation="ascii"), r"\[Unicode punctuation\](.|\n)*string\.punctuation holds only ASCII"),
     (dict(punctuation="unicode"), r"\[ASCII symbols\](.|\n)*even \$ \+ \^"),
     (dict(per_char_lower=False), r"\[Greek final sigma\](.|\n)*one character at a time"),
+    (dict(only_upper=True), r"\[titlecase letters\](.|\n)*not upper-case to str\.isupper\(\)"),
     (dict(clean=False), r"\[format characters\](.|\n)*zero-width space U\+200B"),
     (dict(tab_is_control=True), r"\[capitals, a tab and an accent\]|\[tab, newline and return are spaces\]"),
     (dict(isspace=True), r"\[controls that str\.isspace\(\) calls spaces\](.|\n)*str\.isspace\(\) says yes to more"),

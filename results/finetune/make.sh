@@ -50,7 +50,8 @@ run sentiment/course-random-500      ${fair/--max-train-examples 2000/--max-trai
 # snippets, labels left out (task-adaptive pre-training, Gururangan et al. 2020),
 # then the same fair comparison at 2,000 and 1,000 labels, against the same random twins. (Its
 # masked LM, 2.7 minutes, is run first when a result needs it and runs/ lacks it.)
-if lacks course-sentiment sentiment/course-sentiment sentiment/course-sentiment-1000; then
+if lacks course-sentiment sentiment/course-sentiment sentiment/course-sentiment-1000 \
+    sentiment/course-sentiment-1000-passes; then
   "$PY" -m minibert.tasks text sentiment
   "$PY" -m minibert.pretrain --config course-sentiment --no-progress
   cp runs/course-sentiment/log.jsonl results/pretrain/course-sentiment-log.jsonl  # its curve, kept
@@ -63,6 +64,11 @@ run sentiment/course-sentiment-1000 ${fair/--max-train-examples 2000/--max-train
 passes="${fair/--max-train-examples 2000/--max-train-examples 1000} --select-epochs 3,10"
 run sentiment/course-random-1000-passes     $passes --model course --init random
 run sentiment/course-pretrained-1000-passes $passes --model course
+# ... the in-domain model the same way, against the same random twin; and at 500 labels (3 or 10
+# passes are 47 or 157 steps).
+run sentiment/course-sentiment-1000-passes  $passes --model runs/course-sentiment/final
+run sentiment/course-random-500-passes      ${passes/--max-train-examples 1000/--max-train-examples 500} --model course --init random
+run sentiment/course-pretrained-500-passes  ${passes/--max-train-examples 1000/--max-train-examples 500} --model course
 # A [CLS] vector that an objective trained: the course model pre-trained without next sentence
 # prediction, so its pooler learnt nothing; 1,500 more steps of phase 2 with NSP on (the paper's
 # objective, MLM + NSP) give the classifier a trained [CLS] and pooler, then the same comparisons.

@@ -106,6 +106,10 @@ def _wrong_parts(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
         inverted = n2(h0 + ffn(h0))
     h = n1(x + layer.attention(x, None)[0])
     unmasked = n2(h + ffn(h))
+    def eps_default(t, norm):  # F.layer_norm's and nn.LayerNorm's default eps
+        return torch.nn.functional.layer_norm(t, norm.normalized_shape, norm.weight, norm.bias)
+    h = eps_default(x + layer.attention(x, key_mask)[0], n1)
+    default_eps = eps_default(h + ffn(h), n2)
     return {
         "a feed-forward block with ReLU: BERT's is GELU; call layer.ffn, which has the right one": relu,
         "a feed-forward block with the tanh approximation of GELU: BERT's \"gelu\" is the exact erf form "
@@ -118,6 +122,9 @@ def _wrong_parts(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
             "attention with the mask inverted: key_mask is True at the real tokens; pass it on as it is":
                 inverted}),
         "the right wiring with attention that ignores the padding: pass key_mask on to layer.attention": unmasked,
+        "LayerNorms with eps = 1e-5, the default of F.layer_norm and nn.LayerNorm: BERT's is 1e-12 "
+        "(config.layer_norm_eps), and it matters when the sums vary little; call layer.attention_norm and "
+        "layer.ffn_norm, which hold it": default_eps,
     }
 
 
@@ -142,6 +149,10 @@ def _layer_case(fn, name, layer, x, key_mask, expected, atol=1e-5, check_twice=F
     if isinstance(got, tuple):
         raise ExerciseError(f"{name}: received a tuple of {len(got)}; return only the (B, T, H) tensor\n  hint: "
                             "layer.attention(x, key_mask) returns (output, probabilities): take its first element")
+    if isinstance(got, torch.Tensor) and x.dtype != torch.float32 and got.dtype != expected.dtype:
+        raise ExerciseError(f"{name}: received a {got.dtype} tensor from a {x.dtype} input and layer\n  hint: keep "
+                            "the input's dtype: no .float() or .to(torch.float32) on the way; the layer's own "
+                            "sub-modules already compute in its dtype")
     if _same(got, expected, atol=atol):
         return
     hint = "BERT is post-LN: x = attention_norm(x + attention(x)), then x = ffn_norm(x + ffn(x))"
@@ -191,6 +202,9 @@ def encoder_layer(fn) -> None:
                     "query/key weights 0, value/output weights the identity, ffn(x) = [3, -√1.5, √1.5], "
                     "ffn_norm γ = [1, 2, 3], β = [0, 0, 1]",
                 _hand_layer(), x, key_mask, torch.tensor(_LAYER_HAND_OUT), check_twice=True)
+    _layer_case(fn, "the hand case with x scaled by 1e-3: LayerNorm does not see the scale, so the output is the "
+                    "same (the sums' variance, about 1e-6, is far above eps = 1e-12)",
+                _hand_layer(), x * 1e-3, key_mask, torch.tensor(_LAYER_HAND_OUT))
     model, _, hidden, real_mask = _minilm()
     g = torch.Generator().manual_seed(3_2)
     n = 0
@@ -209,5 +223,8 @@ def encoder_layer(fn) -> None:
             for name, xi, mask in cases:
                 _layer_case(fn, name, layer, xi, mask, layer(xi, mask)[0], atol=1e-4, check_twice=n == 0)
                 n += 1
-    passed("encoder_layer", f"1 hand-computed case and {n} random and real ones agree with minibert's "
-                            "EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding)")
+        layer64 = copy.deepcopy(model.encoder.layers[0]).double()
+        _layer_case(fn, "layer 0 of all-MiniLM-L6-v2 in float64 (layer.double()), the real hidden states in float64",
+                    layer64, hidden[0].double(), real_mask, layer64(hidden[0].double(), real_mask)[0], atol=1e-9)
+    passed("encoder_layer", f"2 hand-computed cases, 1 in float64 and {n} random and real ones agree with "
+                            "minibert's EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding)")

@@ -57,9 +57,9 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
     return f"{where}, but it holds {other}" + (f"\n  hint: {hint}" if hint else "")
 
 
-def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i: int) -> None:
-    """What must hold before values are compared: the checkpoint untouched, every parameter still a
-    registered parameter that trains."""
+def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i: int, originals: dict) -> None:
+    """What must hold before values are compared: the checkpoint untouched, every parameter still the
+    registered parameter the layer was built with, that trains, in memory of its own."""
     for key, tensor in given.items():
         if key.startswith(f"encoder.layer.{i}.") and not torch.equal(tensor, state[key]):
             raise ExerciseError(f"{name}: your function changed the checkpoint's tensor {key} in place"
@@ -74,10 +74,24 @@ def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i:
                                 "layer.parameters() and state_dict() lack it and an optimizer would never train "
                                 "it\n  hint: copy into the existing parameter, param.copy_(tensor) under "
                                 "torch.no_grad(), rather than assigning a tensor to the attribute")
+        if params[pname] is not originals[pname]:
+            raise ExerciseError(f"{name}: layer.{pname} is a new nn.Parameter, not the one the layer was built "
+                                "with: an optimizer made before loading (or anything else holding "
+                                "layer.parameters()) still holds the old, untrained one\n  hint: copy into the "
+                                "existing parameter, param.copy_(tensor) under torch.no_grad(), rather than "
+                                "assigning a new one")
         if not params[pname].requires_grad:
             raise ExerciseError(f"{name}: layer.{pname} has requires_grad=False: the layer would not train"
                                 "\n  hint: to copy into a parameter, switch autograd off for the copy only "
                                 "(with torch.no_grad(): param.copy_(tensor)); leave requires_grad as it was")
+    storage = {t.untyped_storage().data_ptr(): key for key, t in given.items() if key.startswith(f"encoder.layer.{i}.")}
+    for pname, param in params.items():
+        if (key := storage.get(param.untyped_storage().data_ptr())) is not None:
+            raise ExerciseError(f"{name}: layer.{pname} shares its memory with the checkpoint's tensor {key}: "
+                                "training the layer would change state_dict too, and the layer takes the "
+                                "checkpoint's dtype\n  hint: copy the values, param.copy_(tensor) under "
+                                "torch.no_grad(), rather than pointing the parameter at the tensor "
+                                "(param.data = tensor)")
 
 
 def load_layer(fn) -> None:
@@ -88,7 +102,8 @@ def load_layer(fn) -> None:
     n_params = 0
     for i, reference_layer in enumerate(model.encoder.layers):
         layer = EncoderLayer(config)
-        fresh = {k: v.detach().clone() for k, v in layer.named_parameters()}
+        originals = dict(layer.named_parameters())
+        fresh = {k: v.detach().clone() for k, v in originals.items()}
         name = f"my_load_layer(state_dict, {i}, layer), state_dict read from all-MiniLM-L6-v2's model.safetensors"
         given = {k: v.clone() if k.startswith(f"encoder.layer.{i}.") else v for k, v in state.items()}
         try:
@@ -108,7 +123,7 @@ def load_layer(fn) -> None:
                                     f"{len(model.encoder.layers) - 1}, as in minibert's encoder.layers "
                                     "(print [k for k in state_dict if k.startswith('encoder.layer.0.')])") from None
             raise
-        _check_the_layer(name, layer, given, state, fresh, i)
+        _check_the_layer(name, layer, given, state, fresh, i, originals)
         n_params += _expect_loaded(name, layer, {k: v.detach() for k, v in reference_layer.named_parameters()},
                                    fresh, i, state)
         with torch.no_grad():
@@ -143,10 +158,11 @@ def _deep_checkpoint(fn, config, state: dict) -> None:
     for keys, order in (("numbered", list(deep)), ("sorted as text", sorted(deep))):
         for i in (1, 10, 11):
             layer = EncoderLayer(config)
-            fresh = {k: v.detach().clone() for k, v in layer.named_parameters()}
+            originals = dict(layer.named_parameters())
+            fresh = {k: v.detach().clone() for k, v in originals.items()}
             given = {k: deep[k].clone() if k.startswith(f"encoder.layer.{i}.") else deep[k] for k in order}
             name = (f"my_load_layer(state_dict, {i}, layer), state_dict a 12-layer checkpoint (BERT-BASE's depth) "
                     f"of random tensors, its keys {keys}")
             call(fn, name, given, i, layer)
-            _check_the_layer(name, layer, given, deep, fresh, i)
+            _check_the_layer(name, layer, given, deep, fresh, i, originals)
             _expect_loaded(name, layer, {k: deep[hf_name(f"encoder.layers.{i}.{k}")] for k in fresh}, fresh, i, deep)

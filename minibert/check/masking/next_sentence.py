@@ -160,6 +160,27 @@ def nsp_pair(fn) -> None:
                 hint="each other document with the same chance, whatever its length: draw the document first "
                      "(rng.randrange(len(documents) - 1), stepping over index), then a sentence in it; one "
                      "sentence drawn among all the others' sentences favours the long documents")
-    passed("nsp_pair", f"4 hand-built corpora ({840 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs keep the "
+    _equal_documents(fn)
+    passed("nsp_pair", f"5 hand-built corpora ({1_640 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs keep the "
                        "promises of minibert's create_instances_from_document (IsNext rate "
                        f"{sum(outcomes) / len(outcomes):.3f})")
+
+
+def _equal_documents(fn) -> None:
+    """Two documents with the same sentences are still two documents: the copy of A's document is an
+    "other" document like any. (The promises are checked elsewhere; here sentences repeat, so only
+    where B came from is counted.)"""
+    documents = [["p1", "p2"], ["p1", "p2"], ["r1"]]
+    case = f"documents = {documents} (the first two equal), index = 0, rng = random.Random(0..799)"
+    from_the_copy = not_next = 0
+    for seed in range(800):
+        out = call(fn, case, [list(d) for d in documents], 0, random.Random(seed))
+        if isinstance(out, tuple) and len(out) == 3 and not out[2] and isinstance(out[1], (list, tuple)):
+            not_next += 1
+            from_the_copy += list(out[1][:1]) != ["r1"]
+    if not_next:
+        expect_rate(f"{case}: NotNext pairs whose B comes from documents[1], the copy of documents[0]",
+                    from_the_copy, not_next, 0.5,
+                    hint="documents[1] is another document, although it holds the same sentences: tell documents "
+                         "apart by position (any index but index), not by comparing them (d != documents[index], "
+                         "documents.index(d))")

@@ -24,8 +24,9 @@ def _model(seed: int = 0):
     return BertForPreTraining(config).train()  # no dropout: the same function of the weights on every call
 
 
-def _batch(B: int, T: int, counts: list[int], seed: int) -> dict:
-    """B rows of T tokens, row b with counts[b] labelled positions and a padded tail."""
+def _batch(B: int, T: int, counts: list[int], seed: int, zeros: bool = False) -> dict:
+    """B rows of T tokens, row b with counts[b] labelled positions and a padded tail; with `zeros`, the
+    first label of every other row is token id 0 (a real token: only -100 means "no label")."""
     g = torch.Generator().manual_seed(seed)
     input_ids = torch.randint(5, 40, (B, T), generator=g)
     lengths = [max(3, T - int(torch.randint(0, T // 2, (), generator=g))) for _ in range(B)]
@@ -35,6 +36,8 @@ def _batch(B: int, T: int, counts: list[int], seed: int) -> dict:
     for b, n in enumerate(counts):
         where = 1 + torch.randperm(lengths[b] - 2, generator=g)[:n]
         labels[b, where] = torch.randint(5, 40, (len(where),), generator=g)
+        if zeros and b % 2 == 0:
+            labels[b, where[0]] = 0
     return dict(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids), attention_mask=attention_mask,
                 labels=labels, next_sentence_label=torch.randint(0, 2, (B,), generator=g))
 
@@ -97,9 +100,11 @@ def accumulate(fn) -> None:
     cases = [("8 rows in 4 micro-batches with 1+2, 6+5, 1+1 and 3+4 labelled positions", 8, [1, 2, 6, 5, 1, 1, 3, 4], 4),
              ("6 rows in 2 micro-batches of 3 (2+2+2 and 7+1+6 labels)", 6, [2, 2, 2, 7, 1, 6], 2),
              ("4 rows, k = 4: one row per micro-batch (1, 8, 3, 2 labels)", 4, [1, 8, 3, 2], 4),
-             ("5 rows, k = 1: the whole batch at once", 5, [3, 1, 4, 1, 5], 1)]
+             ("5 rows, k = 1: the whole batch at once", 5, [3, 1, 4, 1, 5], 1),
+             ("6 rows in 3 micro-batches (4+1, 2+6, 3+3 labels), the first label of rows 0, 2 and 4 "
+              "token id 0 (only -100 marks a position with nothing to predict)", 6, [4, 1, 2, 6, 3, 3], 3)]
     for n, (name, B, counts, k) in enumerate(cases):
-        batch = _batch(B, 12, counts, seed=n)
+        batch = _batch(B, 12, counts, seed=n, zeros="token id 0" in name)
         kept = {key: v.clone() for key, v in batch.items()}
         model = _model(n)
         model.zero_grad(set_to_none=True)
@@ -109,7 +114,12 @@ def accumulate(fn) -> None:
         for p in model.parameters():  # stale gradients from an earlier step, as a loop leaves them
             p.grad = torch.full_like(p, 0.5)
         case = f"{name}, k={k}"
-        got = call(fn, case, model, batch, k)
+        backwards = []  # one entry per backward() that reaches the word embeddings, which every row uses
+        hook = model.bert.embeddings.word_embeddings.weight.register_post_accumulate_grad_hook(backwards.append)
+        try:
+            got = call(fn, case, model, batch, k)
+        finally:
+            hook.remove()
         if set(batch) != set(kept) or any(not torch.equal(batch[key], kept[key]) for key in kept):
             raise ExerciseError(f"{case}: your function changed the batch it was given\n  hint: slice it into new "
                                 "dicts (batch[key][i:j]); do not pop or overwrite its entries")
@@ -119,8 +129,17 @@ def accumulate(fn) -> None:
             if _relative(got_grads, [g + 0.5 for g in full_grads]) < 1e-4:
                 raise ExerciseError(f"{case}: the gradients still hold what was in .grad before the call (0.5 was "
                                     "added to each)\n  hint: zero the gradients once, before the first micro-batch")
+            hint = _hint(model, batch, k, got_grads, full_grads)
+            if "token id 0" in case:  # the cases before it, alike but for the zeros, passed
+                hint = ("the batches before this one passed, and only this one has labels equal to 0: a labelled "
+                        "position is one whose label is not -100 (labels > 0 leaves token id 0 out)")
             raise ExerciseError(f"{case}: the accumulated gradient differs from the whole batch's by "
-                                f"{error:.2%} (relative norm)\n  hint: {_hint(model, batch, k, got_grads, full_grads)}")
+                                f"{error:.2%} (relative norm)\n  hint: {hint}")
+        if len(backwards) < k:
+            raise ExerciseError(f"{case}: the gradients are right, but backward() ran {len(backwards)} time(s) for {k} "
+                                "micro-batches, so every micro-batch's graph (its activations) was kept until then: "
+                                "the memory of the whole batch, which accumulation exists to avoid\n  hint: call "
+                                "backward() on each micro-batch's weighted loss inside the loop")
         value, problem = as_float(got)
         if problem:
             raise ExerciseError(f"{case}: the returned loss {problem}\n  hint: return the whole batch's loss, e.g. "
@@ -130,4 +149,5 @@ def accumulate(fn) -> None:
                                 "hint: add up each micro-batch's weighted loss (not the last one, nor the mean of "
                                 "their unweighted losses)")
     passed("accumulate", f"{len(cases)} batches split in 1 to 4 micro-batches with unequal numbers of labelled "
-                         "positions: the gradients and the loss of the whole batch, from stale gradients")
+                         "positions (token id 0 among the labels): the gradients and the loss of the whole batch, "
+                         "from stale gradients, one backward() per micro-batch")

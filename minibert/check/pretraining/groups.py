@@ -68,7 +68,8 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
     own = {id(p) for p in model.parameters()}
     if any(id(p) not in own for ps in params for p in ps):
         raise ExerciseError(f"{case}: a group holds a tensor that is not one of the model's parameters\n  hint: no "
-                            ".clone(), .detach() or .data: the optimizer must update the model's own tensors")
+                            ".clone(), .detach(), .data or .float() (a copy when the model is not in float32): "
+                            "the optimizer must update the model's own tensors")
     everything = [id(p) for ps in params for p in ps]
     if len(everything) != len(set(everything)):
         twice = _names(model, [p for ps in params for p in ps if everything.count(id(p)) > 1])
@@ -136,10 +137,12 @@ def parameter_groups(fn) -> None:
     frozen.bert.embeddings.position_embeddings.weight.requires_grad_(False)
     frozen.bert.embeddings.layer_norm.bias.requires_grad_(False)
     _check(fn, frozen, "BERT with its position embeddings and one LayerNorm bias frozen", 0.05)
+    _check(fn, _bert().to(torch.bfloat16), "minibert's BertForPreTraining in bfloat16 (model.to(torch.bfloat16))",
+           0.01)
     _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table, a tied "
                            "output layer and a 3-D weight `mix`", 0.01)
     _one_step_agrees(fn)
-    passed("parameter_groups", "3 models (minibert's names, frozen parameters, other names, a tied weight and a 3-D "
-                               "one): "
+    passed("parameter_groups", "4 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
+                               "a tied weight and a 3-D one): "
                                "decay on every matrix, none on every 1-D parameter, each trainable tensor once; "
                                "one AdamW step equals minibert's")

@@ -84,13 +84,16 @@ BASIC_CASES = [
     ("other spaces", "a\u3000b\xa0c\nd\r\ne", ["a", "b", "c", "d", "e"],
      "every whitespace character (space, tab, newline, and Unicode category Zs such as U+3000 and U+00A0) "
      "separates words"),
+    ("titlecase letters", "\u01c5emal \u01c8ubljana", ["\u01c6emal", "\u01c9ubljana"],
+     "lower-case every character with .lower(): the titlecase letters \u01c5 and \u01c8 (category Lt) are not "
+     "upper-case to str.isupper(), yet BERT's lower() maps them to \u01c6 and \u01c9"),
     ("the empty text", "", [], "no text, no words"),
     ("nothing but spaces and format characters", " \t\u200b \n", [], "spaces separate words; they are never words"),
 ]
 
 # Characters for random texts: what real text holds, plus the cases BERT treats specially.
 _RANDOM_CHARS = (string.ascii_letters + string.digits + string.punctuation + "   \t\n"
-                 + "éèêëàâäïîôöùûüçñåøÉÀÖÜÅßİ" + "ΣΟΔΑςαβγ" + "Мосваж" + "北京東京欢迎你李" + "\uf9e1"
+                 + "éèêëàâäïîôöùûüçñåøÉÀÖÜÅßİ" + "ΣΟΔΑςαβγ\u01c5\u01c8" + "Мосваж" + "北京東京欢迎你李" + "\uf9e1"
                  + "タワーひらがな한국" + "—–¿¡«»“”‘’…·•§¶" + "€£©®°±×÷™🙂😀ﬁ" + "\u0301\u0308\u0327\u094d"
                  + "हिदी" + "\u200b\u00ad\u200d\ufeff\x00\x07\x1b\ufffd" + "\u3000\xa0\u2009"
                  + "\ue000\ud800\u0378\x0b\x0c\x1c\x85\u2028\u2029_`|~<=>\u0941\u3400\U00020000\xb2\uff21")
