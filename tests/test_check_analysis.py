@@ -321,6 +321,14 @@ def std_as_it_is(train_x, train_y, test_x, test_y):  # 0 / 0 on a feature consta
     return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (a.mean(0),) * 2,
                                scale=lambda a, b: (a.std(0),) * 2, classes=lambda y: int(y.max()) + 1)
 
+def ones_standardised_too(train_x, train_y, test_x, test_y):  # the bias column becomes (1 - 1) / std = 0
+    A = torch.cat([train_x, torch.ones(len(train_x), 1)], 1).double()
+    B = torch.cat([test_x, torch.ones(len(test_x), 1)], 1).double()
+    mean, std = A.mean(0), A.std(0).clamp_min(1e-6)
+    A, B = (A - mean) / std, (B - mean) / std
+    W = torch.linalg.solve(A.T @ A + torch.eye(A.shape[1], dtype=A.dtype), A.T @ F.one_hot(train_y).double())
+    return ((B @ W).argmax(-1) == test_y).double().mean().item()
+
 def score_nearest_one(train_x, train_y, test_x, test_y):  # the tag whose score is nearest its one-hot 1
     mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
     A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
@@ -385,6 +393,7 @@ def test_probe_accepts(style, capsys):
     (one_std_for_all_features, r"(?s)100 times smaller.*each feature with its own training mean and std"),
     (as_many_classes_as_distinct_tags, r"(?s)no word of tag 2.*how many distinct tags there are is not K"),
     (std_as_it_is, r"(?s)feature 4 equal to 0 on every word.*0 / 0 = nan.*clamp_min"),
+    (ones_standardised_too, r"(?s)38 training words of tag 0 and 2 of tag 1.*expected 1.0.*standardised is"),
     (score_nearest_one, r"(?s)6 times as far from the middle.*expected 1.0.*the largest score, however far past 1"),
 ])
 def test_probe_rejects(bug, message):

@@ -139,7 +139,33 @@ def span_among_the_top_20(s, e, m, k):  # n_best_size's shortcut: pairs of the 2
     return best
 
 
+def span_first_to_last(s, e, m, k):  # the passage taken as one block, from its first True to its last
+    where = m.nonzero().flatten()
+    block = (torch.arange(len(m)) >= where.min()) & (torch.arange(len(m)) <= where.max())
+    return span_search(s, e, block, k)
+
+
+_BANDS = {}
+
+
+def span_band_kept_per_length(s, e, m, k):  # the allowed band cached by T alone: k read on the first call only
+    T = len(s)
+    band = _BANDS.setdefault(T, torch.ones(T, T).triu().tril(k - 1).bool())
+    scores = (s[:, None] + e[None, :]).masked_fill(~(band & m[:, None] & m[None, :]), float("-inf"))
+    i, j = divmod(int(scores.argmax()), T)
+    return i, j, float(scores[i, j])
+
+
+def span_never_last(s, e, m, k):  # ends searched in range(len - 1): the last token never ends a span
+    last_free = m.clone()
+    last_free[-1] = False
+    return span_search(s, e, last_free, k)
+
+
 @pytest.mark.parametrize("bug, message", [
+    (span_first_to_last, r"(?s)passage tokens 3..5 and 7..9.*\(3, 6\) ends on that \[SEP\].*both ends must be where context_mask"),
+    (span_band_kept_per_length, r"(?s)max_answer_length=1 \(the window above again.*expected \(i, j, score\) = \(5, 5"),
+    (span_never_last, r"(?s)runs to the window's last token.*expected \(i, j, score\) = \(3, 4, 3\)"),
     (span_among_the_top_20, r"(?s)hand case .*20 best starts and the 20 best ends.*return a tuple"),
     (lambda s, e, m, k: span_search(s, e, m, k, backwards=True), r"(?s)hand case .*end before its start"),
     (span_separate_argmax, r"(?s)hand case .*end before its start"),
@@ -154,7 +180,7 @@ def span_among_the_top_20(s, e, m, k):  # n_best_size's shortcut: pairs of the 2
     (lambda s, e, m, k: span_from_zero(s, e, m, k, first=(0, 0)), r"(?s)every score is negative.*from -inf"),
     (span_finite_fill, r"(?s)logits as low as -3e9.*-1e\+09 is not its score.*filled with"),
     (lambda s, e, m, k: span_finite_fill(s, e, m, k, fill=-1e4), r"(?s)logits as low as -3e9.*filled with"),
-    (span_greedy, r"(?s)random case.*the best start first, then the best end"),
+    (span_greedy, r"(?s)max_answer_length=1 \(the window above.*the best start first, then the best end"),
 ])
 def test_best_span_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -8,7 +8,8 @@ give slightly different classifiers), so the cases test what every honest linear
    tags numbered 0, 1, 3 with no tag 2 (a tag is a column number): ≥ 0.95; the tag in one feature
    100 times smaller than the rest (each feature standardised by itself): ≥ 0.9; a feature that is 0 on
    every training word (its std is 0: no 0 / 0): ≥ 0.95; three tags scored on test words 6 times as far
-   out as the training words (the largest score wins, not the one nearest the one-hot 1): 1;
+   out as the training words (the largest score wins, not the one nearest the one-hot 1): 1; a line
+   with 38 training words of one tag and 2 of the other (a bias, not only centred features): 1;
 3. random labels, more dimensions than words: near chance on the test words, since nothing carries
    over (fitting on the test words, or scoring the training words, gives far more);
 4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s
@@ -97,6 +98,17 @@ def _test_words_far_out():
     return train_x, train_y, test_x, test_y
 
 
+def _unbalanced_line():
+    """Two tags on a line, x in [1, 2] against [4, 5], with 38 training words of tag 0 and 2 of tag 1 (the
+    test words 20 and 10): centred features without a bias put the threshold at the training mean, 1.65,
+    inside tag 0."""
+    g = torch.Generator().manual_seed(73)
+    x = lambda lo, n: lo + torch.rand(n, 1, generator=g)  # noqa: E731  (n, 1) in [lo, lo + 1]
+    train_x, test_x = torch.cat([x(1, 38), x(4, 2)]), torch.cat([x(1, 20), x(4, 10)])
+    train_y, test_y = torch.tensor([0] * 38 + [1] * 2), torch.tensor([0] * 20 + [1] * 10)
+    return train_x, train_y, test_x, test_y
+
+
 def _random_labels(seed):
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(50, 64, generator=g), torch.randint(0, 4, (50,), generator=g),
@@ -158,6 +170,10 @@ SEPARABLE = [
      "the other 8 features separate the tags", "feature 4 is constant on the training words, so its std is 0 and "
      "(x - mean) / std is 0 / 0 = nan, which spreads to every score: keep the std away from 0 "
      "(std.clamp_min(1e-6)), as a feature that never varies carries nothing either way"),
+    ("two tags on a line, x in [1, 2] against [4, 5], 38 training words of tag 0 and 2 of tag 1", _unbalanced_line,
+     1.0, "a threshold at 3 separates them", "centred features alone put the threshold at the training mean, "
+     "about 1.65, inside tag 0; a bias (the column of ones) moves it between the tags. Add the column after "
+     "standardising: a column of ones standardised is (1 - 1) / std = 0, no bias at all"),
     ("3 tags in 2 dimensions, the test words 6 times as far from the middle as the training words",
      _test_words_far_out, 1.0, "each test word lies on its tag's side, only farther out",
      "the predicted tag is the one with the largest score, however far past 1 it runs; the tag whose score is "

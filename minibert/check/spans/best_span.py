@@ -46,7 +46,8 @@ MISTAKES = [
      "every allowed pair's start_logits[i] + end_logits[j]", dict(greedy=True)),
 ]
 
-# (start logits, end logits, passage positions, max_answer_length, lesson); [CLS] is position 0.
+# (start logits, end logits, passage positions (first, last) or a list of them, max_answer_length, lesson);
+# [CLS] is position 0.
 HAND = [
     ([0, 0, 0, 0, 0.5, 0, 3, 0], [0, 0, 0, 0, 2, 0.5, 0, 0], (4, 6), 30,
      "the arg-maxes are start 6 and end 4; the best span with j ≥ i is (6, 6), 3.0"),
@@ -54,6 +55,10 @@ HAND = [
      "(3, 8) scores 8.5 and (3, 5) 7.0, but at most 2 tokens: (3, 4), 5.0"),
     ([5, 4, 0, 0, 1, 0, 0, 0], [5, 0, 4, 0, 0, 2, 0, 3], (4, 6), 30,
      "[CLS] (0, 0) scores 10, the question (1, 2) 8 and (4, 7) ends on [SEP]: the passage's best is (4, 5), 3.0"),
+    ([5, 4, 0, 0, 1, 0, 0, 0], [5, 0, 4, 0, 0, 2, 0, 3], (4, 6), 1,
+     "the window above again (as long), with max_answer_length=1: one-token spans only, (5, 5), 2.0"),
+    ([0, 0, 0, 1, 0], [0, 0, 0, 0, 2], (3, 4), 30,
+     "a passage that runs to the window's last token (no [SEP] or padding after it): (3, 4), 3.0"),
     ([-1, -2, -3, -5, -4, -6, -2, -1], [-1, -3, -2, -6, -5, -4, -3, -1], (3, 6), 30,
      "every score is negative, as logits often are: the best span still exists, (6, 6) at -5.0"),
     ([0, 0, 0, -3e9, -1e9, -2e9, 0], [0, 0, 0, -2e9, -3e9, -1e9, 0], (3, 5), 30,
@@ -63,6 +68,9 @@ HAND = [
      [0] + [5] * 24 + [0] + [0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 1, 0] + [0], (26, 38), 30,
      "the 24 question tokens have the highest logits, so the 20 best starts and the 20 best ends all lie in the "
      "question: a search among them finds no allowed span; the passage's best is (30, 32), 4.0"),
+    ([0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 5, 0, 0, 0, 0], [(3, 5), (7, 9)], 30,
+     "two paragraphs in one window with a [SEP] at 6 between them: the mask, not its first and last True, says "
+     "where an end may fall; (3, 6) ends on that [SEP], the best allowed is (3, 4), 3.0"),
 ]
 ALL_NEGATIVE = ("every span scores below 0 here: start the search from -inf (or from the first allowed span), "
                 "not from 0, or no span ever beats the starting value")
@@ -112,10 +120,13 @@ def _check(fn, name, start, end, mask, max_len):
 
 def best_span(fn) -> None:
     """fn(start_logits (T,), end_logits (T,), context_mask (T,) bool, max_answer_length) -> (i, j, score)."""
-    for start, end, (a, b), max_len, lesson in HAND:
-        T = len(start)
-        mask = (torch.arange(T) >= a) & (torch.arange(T) <= b)
-        name = f"hand case start={start}, end={end}, passage tokens {a}..{b}, max_answer_length={max_len} ({lesson})"
+    for start, end, blocks, max_len, lesson in HAND:
+        T, blocks = len(start), blocks if isinstance(blocks, list) else [blocks]
+        mask = torch.zeros(T, dtype=torch.bool)
+        for a, b in blocks:
+            mask[a:b + 1] = True
+        where = " and ".join(f"{a}..{b}" for a, b in blocks)
+        name = f"hand case start={start}, end={end}, passage tokens {where}, max_answer_length={max_len} ({lesson})"
         _check(fn, name, torch.tensor(start, dtype=torch.float), torch.tensor(end, dtype=torch.float), mask, max_len)
     g = torch.Generator().manual_seed(82)
     n = 0
