@@ -499,3 +499,141 @@ def generator_of_pieces(text):
         is_ascii_punct = 33 <= ord(c) <= 47 or 58 <= ord(c) <= 64 or 91 <= ord(c) <= 96 or 123 <= ord(c) <= 126
         return f" {c} " if is_ascii_punct or unicodedata.category(c)[0] == "P" else c
     return "".join(map(pad, "".join(pieces()))).split()
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX.batch = 4
+
+
+def _clean_b4(text):
+    """Steps 1 to 4 as the statement says: cleaned, ideographs padded, each character lower-cased and stripped of Mn."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return "".join(out)
+
+
+@EX.bug
+def accents_stripped_by_ascii_encoding(text):
+    """I stripped the accents the Stack Overflow way, NFD then .encode("ascii", "ignore").decode(), which also drops every non-ASCII letter, ideograph and mark.
+    Differs on: "ΟΔΟΣ" (expected ["οδοσ"], gives []); also "北京x" (gives ["x"]) and "¿Qué tal?" (no "¿")."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = unicodedata.normalize("NFD", ch.lower()).encode("ascii", "ignore").decode("ascii")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def regex_words_and_marks(text):
+    """After cleaning I cut the words with re.findall(r"\\w+|[^\\w\\s]", text): "_" counts as a word character, and a symbol such as € or 🙂 becomes a word.
+    Differs on: "snake_case" (expected ["snake", "_", "case"], gives ["snake_case"]); "5€" (expected ["5€"])."""
+    import re
+    return re.findall(r"\w+|[^\w\s]", _clean_b4(text))
+
+
+@EX.bug
+def blank_text_gives_one_empty_word(text):
+    """I padded the punctuation with spaces and split with re.split(r"\\s+", text.strip()), which gives [""] for a text without words.
+    Differs on: "" and " \\t\\n" and "\\x00" (expected [], gives [""])."""
+    import re
+    padded = "".join(f" {c} " if _bert_punct(c) else c for c in _clean_b4(text))
+    return re.split(r"\s+", padded.strip())
+
+
+@EX.bug
+def latin_accents_only(text):
+    """I removed the accents with re.sub("[\\u0300-\\u036f]", "", ...) after NFD, the combining block of Latin accents, so the other Mn marks (Arabic, Hebrew, Devanagari) stay.
+    Differs on: "مُحَمَّد" (expected ["محمد"], keeps the harakat); "שָׁלוֹם"."""
+    import re
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = re.sub("[\u0300-\u036f]", "", unicodedata.normalize("NFD", ch.lower()))
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def recomposed_after_stripping(text):
+    """After dropping the Mn characters I put each character back into NFC, composed form, so a Hangul syllable that NFD split into jamo comes back whole.
+    Differs on: "한국어" (expected the jamo "한국어" as NFD leaves them, gives the three syllables)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            kept = unicodedata.normalize("NFC", kept)
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def one_range_for_all_ideographs(text):
+    """I tested one range, from the smallest start to the largest end in CJK_RANGES (0x3400 to 0x2FA1F), which also takes in Hangul, fullwidth forms and emoji.
+    Differs on: "한국" (expected one word, gives two); "🙂🙂" (expected ["🙂🙂"])."""
+    lo = min(first for first, _ in CJK_RANGES)
+    hi = max(last for _, last in CJK_RANGES)
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if lo <= ord(ch) <= hi else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.correct
+def cached_character_map(text):
+    """Each distinct character mapped once (an lru_cache'd function) to what it becomes, punctuation padded there too; ideographs found by bisect; one split."""
+    import bisect
+    import functools
+
+    blocks = sorted(CJK_RANGES)
+    firsts = [first for first, _ in blocks]
+
+    def is_ideograph(cp):
+        j = bisect.bisect_right(firsts, cp) - 1
+        return j >= 0 and cp <= blocks[j][1]
+
+    def is_punct(c):
+        return (ord(c) < 128 and not c.isalnum() and not c.isspace()) or unicodedata.category(c)[0] == "P"
+
+    @functools.lru_cache(maxsize=None)
+    def becomes(ch):
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            return " "
+        if ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            return ""
+        low = unicodedata.normalize("NFD", ch.lower())
+        low = "".join(f" {c} " if is_punct(c) else c for c in low if unicodedata.category(c) != "Mn")
+        return f" {low} " if is_ideograph(ord(ch)) else low
+
+    return "".join(map(becomes, text)).split()

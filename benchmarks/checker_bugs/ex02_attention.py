@@ -313,3 +313,91 @@ def heads_into_the_batch(q, k, v, key_mask=None):
         scores = torch.where(keep, scores, lowest)
     probs = torch.nn.functional.softmax(scores, dim=2)
     return torch.bmm(probs, v3).reshape(B, nh, T_q, hs), probs.reshape(B, nh, T_q, T_k)
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX.batch = 4
+
+
+@EX.bug
+def reshape_for_the_transpose(q, k, v, key_mask=None):
+    """I turned k into kᵀ with k.reshape(B, nh, hs, T_k): the shape is right, but a reshape is not a transpose, so the numbers are scrambled.
+    Differs on: B = nh = 1, T_q = T_k = 2, hs = 3, random q, k, v (any T_k > 1 and hs > 1)."""
+    B, nh, T_k, hs = k.shape
+    scores = q @ k.reshape(B, nh, hs, T_k) / math.sqrt(hs)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def mask_inverted_with_one_minus(q, k, v, key_mask=None):
+    """I found the padded keys with 1 - key_mask, which works on my 1/0 integer mask, but torch refuses `-` on a bool mask.
+    Differs on: key_mask = torch.tensor([[True, False]]) (bool): raises RuntimeError."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        padded = (1 - key_mask)[:, None, None, :].bool()
+        scores = scores.masked_fill(padded, torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def mask_axes_added_in_front(q, k, v, key_mask=None):
+    """I gave the (B, T_k) mask its two new axes in front, key_mask[None, None], which lines up with the scores only for a batch of one.
+    Differs on: B = 2, T_q = 2, key_mask = [[1, 1], [1, 0]] (query 1 of both sequences loses key 1); B = 2, T_q = 3 raises."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[None, None], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def dropout_on_the_probabilities(q, k, v, key_mask=None):
+    """I put BERT's attention dropout on the probabilities, F.dropout(probs, 0.1), whose training flag defaults to True: it drops and rescales by 1/0.9.
+    Differs on: any input, e.g. the worked example (rows no longer sum to 1; out changes from call to call)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = torch.nn.functional.dropout(scores.softmax(dim=-1), 0.1)
+    return probs @ v, probs
+
+
+@EX.bug
+def padded_keys_zeroed_then_renormalised(q, k, v, key_mask=None):
+    """I took the softmax first, zeroed the padded keys and divided each row by its new sum, which is 0 / 0 = NaN for a sequence that is all padding.
+    Differs on: B = 2, key_mask = [[1, 1], [0, 0]] (sequence 1 gives NaN in probs and out)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    probs = scores.softmax(dim=-1)
+    if key_mask is not None:
+        probs = probs * key_mask[:, None, None, :].to(probs.dtype)
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs @ v, probs
+
+
+@EX.bug
+def softmax_without_dim(q, k, v, key_mask=None):
+    """I called F.softmax(scores) without dim; for a 4-D tensor torch picks dim=1, the heads (with one head every probability is 1).
+    Differs on: the worked example (nh = 1: probs [[1, 1]], out v0 + v1); any nh."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = torch.nn.functional.softmax(scores)
+    return probs @ v, probs
+
+
+@EX.correct
+def softmax_over_the_real_keys(q, k, v, key_mask=None):
+    """Each sequence's real keys picked out with a boolean index, the softmax taken over them alone and scattered into zeros (an all-padding sequence keeps zeros)."""
+    scores = torch.matmul(q, k.mT) / q.shape[-1] ** 0.5
+    if key_mask is None:
+        probs = torch.softmax(scores, dim=-1)
+        return torch.matmul(probs, v), probs
+    keep = key_mask.bool()
+    probs = torch.zeros_like(scores)
+    for b in range(scores.shape[0]):
+        if keep[b].any():
+            probs[b][..., keep[b]] = torch.softmax(scores[b][..., keep[b]], dim=-1)
+    return torch.matmul(probs, v), probs

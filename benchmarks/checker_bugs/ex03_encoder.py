@@ -483,3 +483,177 @@ def through_the_layers_state_dict(state_dict, i, layer):
     for name, target in own.items():
         module, kind = name.rsplit(".", 1)
         target.copy_(state_dict["encoder.layer." + str(i) + "." + _NAMES[module] + "." + kind])
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX32.batch = 4
+EX34.batch = 4
+
+
+@EX32.bug
+def square_mask_hides_padded_queries(x, key_mask, layer):
+    """I made the mask square, key_mask & key_mask.transpose(-1, -2), so that padding is neither seen nor looks: a padded position then attends to nothing.
+    Differs on: any padded batch, at the padded positions (the worked example's second token: attention gives 0 there, or NaN on some kernels, not [1, 2, 0])."""
+    mask = None if key_mask is None else key_mask & key_mask.transpose(-1, -2)
+    a, _ = layer.attention(x, mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def feed_forward_with_tanh_gelu(x, key_mask, layer):
+    """I wrote the feed-forward block out from its two Linear layers with my GELU of Google's later code, F.gelu(..., approximate="tanh"), not the layer's exact one.
+    Differs on: any input to a layer whose hidden_act is "gelu" (all-MiniLM-L6-v2's, minibert's default): differences of about 1e-4 to 1e-3."""
+    F = torch.nn.functional
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    f = layer.ffn.output(F.gelu(layer.ffn.intermediate(h), approximate="tanh"))
+    return layer.ffn_norm(h + f)
+
+
+@EX32.bug
+def returned_the_attention_sublayer(x, key_mask, layer):
+    """I kept both sub-layers' results in variables and returned the wrong one, h, the attention sub-layer's output.
+    Differs on: any input (the feed-forward sub-layer is missing from the output)."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    y = layer.ffn_norm(h + layer.ffn(h))
+    return h
+
+
+@EX32.bug
+def mask_as_exercise_2_2_takes_it(x, key_mask, layer):
+    """I passed the mask as exercise 2.2's attention takes it, (B, T), with key_mask[:, 0, 0, :]; broadcast against the scores it is right only for a batch of one.
+    Differs on: B = T = 2 with padding in one sequence (the wrong keys are hidden); B = 2, T = 3 with padding raises."""
+    mask = None if key_mask is None else key_mask[:, 0, 0, :]
+    a, _ = layer.attention(x, mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def output_squeezed(x, key_mask, layer):
+    """I returned out.squeeze() to tidy the shape, which drops the batch axis of a batch of one sequence (and the token axis of a single token).
+    Differs on: B = 1 (returns (T, H), not (1, T, H))."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    out = layer.ffn_norm(h + layer.ffn(h))
+    return out.squeeze()
+
+
+@EX32.bug
+def mask_along_the_token_axis(x, key_mask, layer):
+    """I passed key_mask.transpose(-1, -2), (B, 1, T, 1), to line it up with x's token axis: it hides the padded queries' rows, not the padded keys.
+    Differs on: any padded batch, at the real positions too (they then attend to the padding)."""
+    mask = None if key_mask is None else key_mask.transpose(-1, -2)
+    a, _ = layer.attention(x, mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.correct
+def one_sequence_at_a_time(x, key_mask, layer):
+    """Each sequence of the batch through both sub-layers on its own, with its slice of the mask; the results concatenated."""
+    outs = []
+    for b in range(x.shape[0]):
+        xb = x[b:b + 1]
+        mb = None if key_mask is None else key_mask[b:b + 1]
+        hb = layer.attention_norm(xb + layer.attention(xb, mb)[0])
+        outs.append(layer.ffn_norm(hb + layer.ffn(hb)))
+    return torch.cat(outs, dim=0)
+
+
+@EX34.bug
+def layer_number_of_one_digit(state_dict, i, layer):
+    """I picked layer i's keys with the regular expression r"encoder\\.layer\\.(\\d)\\.(.+)\\.(weight|bias)", one digit, so layers 10 and up are never loaded.
+    Differs on: a 12-layer checkpoint (BERT-BASE's), i = 10 or 11: the layer is left as built."""
+    import re
+    ours_by_theirs = {theirs: ours for ours, theirs in _NAMES.items()}
+    with torch.no_grad():
+        for key, tensor in state_dict.items():
+            match = re.match(r"encoder\.layer\.(\d)\.(.+)\.(weight|bias)$", key)
+            if match and int(match.group(1)) == i:
+                getattr(layer.get_submodule(ours_by_theirs[match.group(2)]), match.group(3)).copy_(tensor)
+
+
+@EX34.bug
+def copied_the_other_way(state_dict, i, layer):
+    """I wrote tensor.copy_(param), the arguments the other way round (copy_ writes into the tensor it is called on): the checkpoint is overwritten, the layer unchanged.
+    Differs on: any checkpoint and i (the layer keeps its fresh initial weights)."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            for p in ("weight", "bias"):
+                state_dict[f"encoder.layer.{i}.{theirs}.{p}"].copy_(getattr(module, p))
+
+
+@EX34.bug
+def found_by_the_end_of_the_key(state_dict, i, layer):
+    """I took, for each module, the first of layer i's keys that ends with its checkpoint name, so "output.LayerNorm.weight" finds "attention.output.LayerNorm.weight" first.
+    Differs on: any checkpoint in its usual order, i = 0: ffn_norm gets attention_norm's values (and ffn.output's weight raises a shape error unless I = H)."""
+    prefix = f"encoder.layer.{i}."
+    keys = [key for key in state_dict if key.startswith(prefix)]
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            for p in ("weight", "bias"):
+                key = next(key for key in keys if key.endswith(f"{theirs}.{p}"))
+                getattr(module, p).copy_(state_dict[key])
+
+
+@EX34.bug
+def missing_attributes_skipped(state_dict, i, layer):
+    """I looked the sub-modules up with getattr(layer, name) and skipped the names hasattr said were missing: every dotted name was, so only the two LayerNorms got loaded.
+    Differs on: any checkpoint and i (the six Linear layers keep their initial weights)."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            if not hasattr(layer, ours):
+                continue
+            module = getattr(layer, ours)
+            for p in ("weight", "bias"):
+                getattr(module, p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def layer_number_compared_as_text(state_dict, i, layer):
+    """I kept the keys whose layer number key.split(".")[2] == i, a string compared with an int, so no key matched and nothing was copied.
+    Differs on: any checkpoint and i (the layer is left as built, without an error)."""
+    ours_by_theirs = {theirs: ours for ours, theirs in _NAMES.items()}
+    with torch.no_grad():
+        for key, tensor in state_dict.items():
+            parts = key.split(".")
+            if parts[0] == "encoder" and parts[2] == i:
+                module = layer.get_submodule(ours_by_theirs[".".join(parts[3:-1])])
+                getattr(module, parts[-1]).copy_(tensor)
+
+
+@EX34.bug
+def stored_in_half_precision(state_dict, i, layer):
+    """I converted each checkpoint tensor with .half() on its way in, to save memory, so a float32 layer gets its weights rounded to float16.
+    Differs on: any float32 checkpoint (all-MiniLM-L6-v2's), any i: relative errors up to about 5e-4."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            for p in ("weight", "bias"):
+                getattr(module, p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"].half())
+
+
+@EX34.correct
+def checkpoint_name_by_rules(state_dict, i, layer):
+    """The checkpoint name of each of the layer's parameters derived by rules from minibert's name; copied through param.data (no no_grad needed)."""
+    def theirs(ours):
+        module, kind = ours.rsplit(".", 1)
+        if module in ("attention.query", "attention.key", "attention.value"):
+            module = module.replace("attention.", "attention.self.")
+        elif module == "attention.output":
+            module = "attention.output.dense"
+        elif module == "attention_norm":
+            module = "attention.output.LayerNorm"
+        elif module == "ffn_norm":
+            module = "output.LayerNorm"
+        else:  # ffn.intermediate, ffn.output
+            module = module.split(".")[1] + ".dense"
+        return f"encoder.layer.{i}.{module}.{kind}"
+
+    for name, param in layer.named_parameters():
+        param.data.copy_(state_dict[theirs(name)])

@@ -365,3 +365,107 @@ def two_distinct_draws(documents, index, rng):
     other = documents[second if first == index else first]
     start = rng.randint(0, len(other) - 1)
     return document[a_start:a_end], other[start:start + len(document) - a_end], False
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX.batch = 4
+
+
+@EX.bug
+def a_end_from_the_number_of_documents(documents, index, rng):
+    """I typed len(documents) for len(document) when drawing A's end, rng.randint(1, len(documents) - 1).
+    Differs on: [["a1", "a2"], ["b1"], ["c1"], ["d1"]], index 0: A can be the whole document, with B = [] (IsNext or NotNext)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(documents) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def other_drawn_from_one_up(documents, index, rng):
+    """I drew the other document with rng.randint(1, len(documents) - 1), leaving out document 0 (A came from document 0 in my tests), so for index > 0 A's own document can come up.
+    Differs on: [["a1", "a2"], ["b1", "b2"]], index 1: every NotNext B comes from document 1, A's own, and document 0 is never used."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = documents[rng.randint(1, len(documents) - 1)]
+    start = rng.randrange(len(other))
+    return document[:a_end], other[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def b_one_sentence_short(documents, index, rng):
+    """For NotNext I took len(document) - a_end - 1 sentences of the other document (one short), so when A leaves one sentence the NotNext B is empty.
+    Differs on: [["a1", "a2"], ["b1", "b2"]], index 0: every NotNext pair is (["a1"], [], False)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end - 1], False
+
+
+@EX.bug
+def isnext_b_from_a_length(documents, index, rng):
+    """I drew A as a window document[a_start:a_start + n] and took the IsNext B as document[n:], from A's length instead of from A's end.
+    Differs on: [["a1", "a2", "a3"], ["b1"]], index 0: A = ["a2"] comes with IsNext B ["a2", "a3"] (should be ["a3"])."""
+    document = documents[index]
+    a_start = rng.randrange(len(document) - 1)
+    n = rng.randint(1, len(document) - 1 - a_start)
+    a_sentences = document[a_start:a_start + n]
+    if rng.random() < 0.5:
+        return a_sentences, document[n:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return a_sentences, documents[other][start:start + len(document) - a_start - n], False
+
+
+@EX.bug
+def next_document_as_the_other(documents, index, rng):
+    """For NotNext I took the document after A's, (index + 1) % len(documents): a different document, which seemed random enough, but the others are never drawn.
+    Differs on: [["a1", "a2"], ["b1"], ["c1"]], index 0: NotNext B is always ["b1"], never ["c1"]."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = documents[(index + 1) % len(documents)]
+    start = rng.randrange(len(other))
+    return document[:a_end], other[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def isnext_b_repeats_a_last(documents, index, rng):
+    """For IsNext I took B from document[a_end - 1:], so it starts with A's last sentence instead of the one after it.
+    Differs on: [["a1", "a2"], ["b1"]], index 0: IsNext gives (["a1"], ["a1", "a2"], True)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end - 1:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.correct
+def coin_first_then_a_window(documents, index, rng):
+    """The coin first; A a window whose end is drawn first and start second; the other document by rng.randrange over a list of the other indices."""
+    document = documents[index]
+    is_next = rng.random() >= 0.5
+    a_end = rng.randrange(1, len(document))
+    a_start = rng.randrange(a_end)
+    a_sentences = document[a_start:a_end]
+    if is_next:
+        return a_sentences, document[a_end:], True
+    candidates = [j for j in range(len(documents)) if j != index]
+    other = documents[candidates[rng.randrange(len(candidates))]]
+    start = rng.randrange(len(other))
+    return a_sentences, other[start:start + len(document) - a_end], False

@@ -647,3 +647,213 @@ def index_tensor_split(model, batch, k):
         loss.backward()
         total += loss.item()
     return torch.tensor(total)
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX52.batch = 4
+EX53.batch = 4
+
+
+@EX52.bug
+def scalars_in_neither_group(model, weight_decay):
+    """I wrote p.ndim >= 2 for the decayed group and p.ndim == 1 for the other, so a 0-d parameter (a learned scalar) is in neither.
+    Differs on: a module holding a Linear and torch.nn.Parameter(torch.tensor(1.0)) (the scalar is left out)."""
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.requires_grad and p.ndim == 1]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def len_for_the_dimensions(model, weight_decay):
+    """I tested len(p) > 1 for a matrix, which is the size of the first axis: biases and LayerNorm gains of size > 1 are decayed, a (1, H) matrix is not.
+    Differs on: torch.nn.Linear(3, 2) (its bias (2,) is decayed); a 0-d parameter raises TypeError."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if len(p) > 1 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def parameters_of_the_children(model, weight_decay):
+    """I walked model.children() and took each child's parameters(), which misses the parameters set on the model itself (and lists a weight tied across two children twice).
+    Differs on: torch.nn.Linear(3, 2) itself (no children: both groups empty); a module with a Parameter of its own beside a Linear child."""
+    decay, no_decay = [], []
+    for child in model.children():
+        for p in child.parameters():
+            if p.requires_grad:
+                (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def groups_as_sets(model, weight_decay):
+    """I collected each group in a set, to keep a tied weight once; AdamW refuses sets (parameters must be an ordered collection).
+    Differs on: any model: torch.optim.AdamW(groups) raises TypeError."""
+    decay, no_decay = set(), set()
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).add(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def decided_by_the_module_weight(model, weight_decay):
+    """I decided per module: every parameter of a module whose weight is a matrix is decayed, so the biases of the Linear layers are decayed too.
+    Differs on: torch.nn.Linear(3, 2) (its bias is in the decayed group)."""
+    seen, decay, no_decay = set(), [], []
+    for module in model.modules():
+        weight = getattr(module, "weight", None)
+        matrix = isinstance(weight, torch.Tensor) and weight.ndim >= 2
+        for p in module.parameters(recurse=False):
+            if p.requires_grad and id(p) not in seen:
+                seen.add(id(p))
+                (decay if matrix else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def no_decay_group_given_none(model, weight_decay):
+    """I gave the second group "weight_decay": None, meaning no decay; AdamW builds fine but its step fails on None.
+    Differs on: any model with a 1-D parameter: the group's weight_decay is None, not 0.0 (AdamW(...).step() raises TypeError)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": None}]
+
+
+@EX52.correct
+def ordered_dict_of_parameters(model, weight_decay):
+    """Tied tensors dropped with dict.fromkeys over named_parameters(remove_duplicate=False) (tensors hash by identity); the two groups by p.dim()."""
+    unique = dict.fromkeys(p for _, p in model.named_parameters(remove_duplicate=False) if p.requires_grad)
+    decay = [p for p in unique if p.dim() >= 2]
+    no_decay = [p for p in unique if p.dim() < 2]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX53.bug
+def nsp_share_floor_divided(model, batch, k):
+    """I wrote the NSP share as size // rows, like the rows // k just above it, which is 0 for k > 1: the NSP loss drops out of the gradient and the total.
+    Differs on: any batch with k = 2 (right only for k = 1)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * (size // rows)
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def positions_counted_not_labels(model, batch, k):
+    """I took N as batch["labels"].numel(), every position of the batch, instead of its labelled positions, so the MLM part is scaled down by N / (B·T).
+    Differs on: any batch where not every position is labelled (e.g. 4 rows of 10, 1 or 6 labels per row, k = 2)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    N = batch["labels"].numel()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / N + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def pieces_stepped_by_k(model, batch, k):
+    """I stepped through the rows with range(0, rows, k) and took size = rows // k rows from each start, mixing up the step and the size: unless B = k², pieces overlap or rows are left out.
+    Differs on: B = 6, k = 2 (three pieces, rows 0:3, 2:5, 4:6; rows 2 and 4 counted twice)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for start in range(0, rows, k):
+        piece = {key: value[start:start + size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * len(piece["labels"]) / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def returned_the_last_loss(model, batch, k):
+    """I returned loss.item(), the last micro-batch's weighted loss, instead of the running total (the gradients are right).
+    Differs on: any batch with k = 2 (right only for k = 1)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return loss.item()
+
+
+@EX53.bug
+def labelled_counted_from_the_attention_mask(model, batch, k):
+    """I counted each micro-batch's n_i, and N, as its real tokens, attention_mask.sum(), not as its labelled positions.
+    Differs on: 4 rows of 10 real tokens with 1, 6, 6, 6 labels, k = 2 (weights 1/2 and 1/2, not 7/19 and 12/19)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    N = batch["attention_mask"].sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * piece["attention_mask"].sum() / N + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def backward_on_the_unweighted_loss(model, batch, k):
+    """I added the weighted losses up for the total but called out.loss.backward(), on the micro-batch's own, unweighted loss (the gradient is a sum of k means).
+    Differs on: any batch with k = 2: every gradient (the returned loss is right)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        out.loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def label_counts_up_front(model, batch, k):
+    """Every micro-batch's labelled count from one reshape of the labels, before the loop; the NSP share 1/k (equal pieces); stale gradients zeroed in place."""
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad.zero_()
+    B = batch["labels"].shape[0]
+    size = B // k
+    counts = (batch["labels"] != -100).reshape(k, size, -1).sum(dim=(1, 2))  # n_i of each micro-batch
+    N = counts.sum()
+    total = 0.0
+    for i, n in enumerate(counts):
+        out = model(**{key: value[i * size:(i + 1) * size] for key, value in batch.items()})
+        loss = out.mlm_loss * (n / N) + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total

@@ -278,3 +278,90 @@ def plus_minus_one_targets_augmented_lstsq(train_x, train_y, test_x, test_y):
     W = torch.linalg.lstsq(stacked, torch.cat([Y, torch.zeros(A.shape[1], K, dtype=Y.dtype)]), driver="gelsd").solution
     scores = _ones((test_x.double() - mean) / std) @ W
     return sum(int(p == t) for p, t in zip(scores.argmax(1).tolist(), test_y.tolist())) / len(test_y)
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX.batch = 4
+
+
+@EX.bug
+def double_assumed_to_copy(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I converted with .double() and then standardised in place, sure that .double() makes a copy (for float64 inputs it does not).
+    Differs on: float64 inputs, e.g. train_x = torch.randn(30, 4, dtype=torch.float64) + 3: train_x and test_x are standardised in place."""
+    x, t = train_x.double(), test_x.double()
+    mean, std = x.mean(0), x.std(0).clamp_min(1e-6)
+    x -= mean
+    x /= std
+    t -= mean
+    t /= std
+    W = _ridge(_ones(x), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    return ((_ones(t) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def test_words_not_standardised(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I standardised the training words for the fit, but scored the test words as they came.
+    Differs on: the worked line, train x = 1, 1.5, 2 (tag 0) and 3, 3.5, 4 (tag 1), test x = 1.2, 3.8: 0.5 instead of 1.0."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    return ((_ones(test_x.double()) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def bias_row_dropped_for_the_test(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I fitted with the column of ones, then scored the test words with W[:-1] (they have no column of ones, so I cut the bias row).
+    Differs on: torch.manual_seed(0); train_x = randn(20, 3), train_y = 16 zeros then 4 ones, test_x = randn(10, 3), test_y = 8 zeros then 2 ones: 0.5 instead of 0.8."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    scores = ((test_x - mean) / std).double() @ W[:-1]
+    return (scores.argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def one_hot_rows_indexed_by_tag(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I built the one-hot targets with Y = zeros(N, K); Y[train_y] = 1 (I meant Y[arange(N), train_y] = 1).
+    Differs on: the worked line (x = 1, 1.5, 2 tag 0; 3, 3.5, 4 tag 1): rows 0 and 1 of Y become all ones."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    K = int(train_y.max()) + 1
+    Y = torch.zeros(len(train_y), K, dtype=torch.float64)
+    Y[train_y] = 1
+    W = _ridge(_ones(((train_x - mean) / std).double()), Y, alpha)
+    return ((_ones(((test_x - mean) / std).double()) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def max_values_taken_as_the_tags(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I predicted with scores.max(dim=-1)[0], thinking torch.max returns the indices first.
+    Differs on: the worked line (x = 1, 1.5, 2 tag 0; 3, 3.5, 4 tag 1, test 1.2, 3.8): 0.0 instead of 1.0."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    predicted = (_ones(((test_x - mean) / std).double()) @ W).max(dim=-1)[0]
+    return (predicted == test_y).double().mean().item()
+
+
+@EX.bug
+def alpha_chosen_on_the_test_words(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I tried α in 0.01 .. 1000 and kept the probe with the best test accuracy (a fair way to tune, I thought).
+    Differs on: random labels, torch.manual_seed(1); train_x = randn(30, 16), train_y = randint(12, (30,)), test_x = randn(60, 16), test_y = randint(12, (60,)): 0.083 instead of 0.067."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A, T = _ones(((train_x - mean) / std).double()), _ones(((test_x - mean) / std).double())
+    Y = F.one_hot(train_y, int(train_y.max()) + 1).double()
+    best = 0.0
+    for a in (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0):
+        best = max(best, ((T @ _ridge(A, Y, a)).argmax(-1) == test_y).double().mean().item())
+    return best
+
+
+@EX.correct
+def ridge_by_svd_in_numpy(train_x, train_y, test_x, test_y, alpha=1.0):
+    """numpy in float64; the ridge solution read off the SVD of the design, W = V diag(s / (s² + α)) Uᵀ Y."""
+    import numpy as np
+    x = train_x.detach().cpu().double().numpy()
+    mean, std = x.mean(0), np.maximum(x.std(0, ddof=1), 1e-6)
+    A = np.hstack([(x - mean) / std, np.ones((len(x), 1))])
+    labels = train_y.cpu().numpy()
+    Y = np.eye(int(labels.max()) + 1)[labels]
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    W = Vt.T @ ((s / (s ** 2 + alpha))[:, None] * (U.T @ Y))
+    t = np.hstack([(test_x.detach().cpu().double().numpy() - mean) / std, np.ones((len(test_x), 1))])
+    return float(np.mean((t @ W).argmax(1) == test_y.cpu().numpy()))

@@ -531,3 +531,174 @@ def frozen_set_by_identity(model, top_layers=0):
     for p in model.bert.parameters():
         p.requires_grad_(id(p) in train)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX73.batch = 4
+EX74.batch = 4
+
+
+@EX73.bug
+def mean_and_sd_swapped(dev, test):
+    """I returned (setting, sd, mean): I wrote the pair the other way round from "mean ± sd".
+    Differs on: the worked example {"a": [0.80, 0.70, 0.75], "b": [0.78, 0.76, 0.77]}: ("b", 0.01, 0.77)."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    return best, statistics.stdev(dev[best]), statistics.fmean(dev[best])
+
+
+@EX73.bug
+def sd_on_the_wrong_axis(dev, test):
+    """I put the grid in a (settings, seeds) array: the means over axis 1 to choose, but std(axis=0, ddof=1) for the sd, read at the best row.
+    Differs on: the worked example: the sd of column 1, (0.70, 0.76), 0.042 instead of 0.01."""
+    names = list(dev)
+    grid = np.array([dev[s] for s in names], dtype=float)
+    means = grid.mean(axis=1)
+    k = int(means.argmax())
+    return names[k], float(means[k]), float(grid.std(axis=0, ddof=1)[k])
+
+
+@EX73.bug
+def mean_over_the_number_of_settings(dev, test):
+    """By hand, my mean divided each sum by len(dev), the number of settings, where I meant the number of seeds.
+    Differs on: the worked example (2 settings, 3 seeds): mean 1.155 instead of 0.77."""
+    def mean(xs):
+        return sum(xs) / len(dev)
+    best = max(dev, key=lambda s: mean(dev[s]))
+    m = mean(dev[best])
+    xs = dev[best]
+    return best, m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+@EX73.bug
+def position_not_name(dev, test):
+    """I returned the position of the best setting, np.argmax over the means, instead of its name.
+    Differs on: the worked example: 1 instead of "b"."""
+    names = list(dev)
+    means = [statistics.fmean(dev[s]) for s in names]
+    k = int(np.argmax(means))
+    return k, means[k], statistics.stdev(dev[names[k]])
+
+
+@EX73.bug
+def means_rounded_before_choosing(dev, test):
+    """I compared the means rounded to two decimals, as the table shows them, so near-ties go to the first setting.
+    Differs on: {"a": [0.801, 0.803], "b": [0.803, 0.805]}: "a" (0.802) instead of "b" (0.804)."""
+    best = max(dev, key=lambda s: round(statistics.fmean(dev[s]), 2))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def worst_seed_dropped(dev, test):
+    """I dropped each setting's worst seed as an outlier before the mean and the sd.
+    Differs on: {"a": [0.9, 0.5, 0.6], "b": [0.7, 0.7, 0.71]}: "a" (0.75 over 0.9, 0.6) instead of "b" (0.703)."""
+    kept = {s: sorted(v)[1:] for s, v in dev.items()}
+    best = max(kept, key=lambda s: statistics.fmean(kept[s]))
+    return best, statistics.fmean(kept[best]), statistics.stdev(kept[best])
+
+
+@EX73.correct
+def pandas_series(dev, test):
+    """pandas: one Series per setting, their means in a Series, idxmax for the best, Series.std (ddof=1 by default)."""
+    import pandas as pd
+    names = list(dev)
+    scores = [pd.Series(dev[s], dtype="float64") for s in names]
+    means = pd.Series([x.mean() for x in scores])
+    k = int(means.idxmax())
+    return names[k], float(means[k]), float(scores[k].std())
+
+
+@EX74.bug
+def flag_set_on_the_module(model, top_layers=0):
+    """I wrote model.bert.requires_grad = False (and = True for the top layers), an attribute on the module, not requires_grad_().
+    Differs on: any model, e.g. BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16), top_layers=0: every number counts."""
+    model.bert.requires_grad = False
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad = True
+        model.bert.pooler.requires_grad = True
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def classifier_bias_left_frozen(model, top_layers=0):
+    """I froze the whole model, then switched back on model.classifier.weight, the W of the head, and forgot its bias b.
+    Differs on: any model, top_layers=0: 2·H instead of 2·H + 2 with two labels."""
+    model.requires_grad_(False)
+    model.classifier.weight.requires_grad_(True)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def top_layers_linear_only(model, top_layers=0):
+    """I unfroze the nn.Linear modules of the top layers (their weight matrices), so the top layers' LayerNorms stay frozen.
+    Differs on: any model with top_layers=1: 4·H fewer numbers (two LayerNorms of the top layer)."""
+    import torch.nn as nn
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            for module in layer.modules():
+                if isinstance(module, nn.Linear):
+                    module.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def embedding_tables_only(model, top_layers=0):
+    """I froze the three embedding tables one by one (word, position, segment), forgetting the embeddings' LayerNorm.
+    Differs on: any model, top_layers=0: 2·H numbers too many."""
+    embeddings = model.bert.embeddings
+    for table in (embeddings.word_embeddings, embeddings.position_embeddings, embeddings.token_type_embeddings):
+        table.requires_grad_(False)
+    model.bert.encoder.requires_grad_(False)
+    model.bert.pooler.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def named_parameters_iterated_twice(model, top_layers=0):
+    """I kept model.bert.named_parameters() in a variable and looped over it twice, once to freeze and once to unfreeze the top (the second loop sees nothing).
+    Differs on: any model with top_layers >= 1: only the classifier trains."""
+    params = model.bert.named_parameters()
+    for _, p in params:
+        p.requires_grad = False
+    n = len(model.bert.encoder.layers)
+    top = tuple(f"encoder.layers.{i}." for i in range(n - top_layers, n))
+    for name, p in params:
+        if top_layers and (name.startswith(top) or name.startswith("pooler.")):
+            p.requires_grad = True
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def pooler_counted_as_a_top_layer(model, top_layers=0):
+    """I counted the pooler as one of the top k, so I unfroze the pooler and the top k - 1 encoder layers.
+    Differs on: any model with top_layers=1: the pooler and the classifier only, no encoder layer."""
+    model.bert.requires_grad_(False)
+    layers = model.bert.encoder.layers
+    if top_layers:
+        model.bert.pooler.requires_grad_(True)
+        for layer in layers[len(layers) - (top_layers - 1):]:
+            layer.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def submodules_by_path(model, top_layers=0):
+    """The modules to train listed by their paths; the whole model switched off, then each listed one switched on with get_submodule."""
+    n = len(model.bert.encoder.layers)
+    paths = ["classifier"]
+    if top_layers > 0:
+        paths += [f"bert.encoder.layers.{i}" for i in range(n - top_layers, n)] + ["bert.pooler"]
+    model.requires_grad_(False)
+    for path in paths:
+        model.get_submodule(path).requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

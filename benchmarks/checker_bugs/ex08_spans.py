@@ -596,3 +596,194 @@ def regex_class_and_dict_counts(prediction, gold):
     cp, cg = counts(p), counts(g)
     shared = sum(min(n, cg.get(w, 0)) for w, n in cp.items())
     return 2 * shared / (len(p) + len(g)) if shared else 0.0
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX82.batch = 4
+EX84.batch = 4
+
+
+@EX82.bug
+def indices_left_as_tensors(start_logits, end_logits, context_mask, max_answer_length):
+    """I split the flat arg-max with // and % on the tensor itself, so i and j come back as 0-d tensors, not ints.
+    Differs on: the worked example: (tensor(6), tensor(6), 3.0) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = (start_logits[:, None] + end_logits[None, :]).masked_fill(~allowed, float("-inf"))
+    flat = scores.argmax()
+    i, j = flat // T, flat % T
+    return i, j, float(scores[i, j])
+
+
+@EX82.bug
+def positions_inside_the_passage(start_logits, end_logits, context_mask, max_answer_length):
+    """I searched the passage's logits alone (start_logits[context_mask]) and returned the positions found there, counted from the passage's start.
+    Differs on: the worked example: (2, 2, 3.0) instead of (6, 6, 3.0)."""
+    s, e = start_logits[context_mask], end_logits[context_mask]
+    n = s.shape[0]
+    scores = (s[:, None] + e[None, :]).masked_fill(~_band(n, max_answer_length), float("-inf"))
+    i, j = divmod(int(scores.argmax()), n)
+    return i, j, float(scores[i, j])
+
+
+@EX82.bug
+def unfold_without_padding(start_logits, end_logits, context_mask, max_answer_length):
+    """I read each start's max_answer_length ends with end.unfold(0, m, 1), without padding the end, so the last m - 1 starts are never tried.
+    Differs on: T = 5, mask [F, F, T, T, T], start [0, 0, 0, 0, 4], end [0, 0, 0, 0, 1], m = 3: (2, 4, 1.0) instead of (4, 4, 5.0)."""
+    m = max_answer_length
+    T = start_logits.shape[0]
+    ends = end_logits.masked_fill(~context_mask, float("-inf")).unfold(0, m, 1)  # (T - m + 1, m)
+    starts = start_logits[:T - m + 1].masked_fill(~context_mask[:T - m + 1], float("-inf"))
+    scores = starts[:, None] + ends
+    i, offset = divmod(int(scores.argmax()), m)
+    return i, i + offset, float(scores[i, offset])
+
+
+@EX82.bug
+def best_over_the_wrong_dim(start_logits, end_logits, context_mask, max_answer_length):
+    """I took scores.max(dim=0), meaning each start's best end, but dim 0 runs over the starts: what I returned as (i, j) is (j, i).
+    Differs on: T = 4, mask all True, start [2, 0, 0, 0], end [0, 0, 0, 3], m = 4: (3, 0, 5.0) instead of (0, 3, 5.0)."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = (start_logits[:, None] + end_logits[None, :]).masked_fill(~allowed, float("-inf"))
+    best, ends = scores.max(dim=0)
+    i = int(best.argmax())
+    j = int(ends[i])
+    return i, j, float(best[i])
+
+
+@EX82.bug
+def cls_kept_as_the_null_answer(start_logits, end_logits, context_mask, max_answer_length):
+    """I allowed (0, 0), the [CLS] span, as SQuAD 2.0's "no answer", besides the passage's spans.
+    Differs on: the worked example with start[0] = end[0] = 2: (0, 0, 4.0) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    allowed[0, 0] = True
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def end_not_capped_at_the_window(start_logits, end_logits, context_mask, max_answer_length):
+    """Two loops, j in range(i, i + max_answer_length): I forgot to stop at the end of the window.
+    Differs on: T = 5, mask [F, F, T, T, T], any logits, m = 3: IndexError (index 5 is out of bounds)."""
+    T = len(start_logits)
+    best = None
+    for i in range(T):
+        if not context_mask[i]:
+            continue
+        for j in range(i, i + max_answer_length):
+            if context_mask[j]:
+                score = float(start_logits[i] + end_logits[j])
+                if best is None or score > best[2]:
+                    best = (i, j, score)
+    return best
+
+
+@EX82.correct
+def one_diagonal_per_length(start_logits, end_logits, context_mask, max_answer_length):
+    """Each length ℓ = 1 .. max_answer_length scored at once as start[:T - ℓ + 1] + end[ℓ - 1:]; ties go to the smaller (i, j)."""
+    T = start_logits.shape[0]
+    s = start_logits.masked_fill(~context_mask, float("-inf"))
+    e = end_logits.masked_fill(~context_mask, float("-inf"))
+    best = None
+    for length in range(1, min(max_answer_length, T) + 1):
+        scores = s[:T - length + 1] + e[length - 1:]
+        i = int(scores.argmax())
+        candidate = (float(scores[i]), i, i + length - 1)
+        if best is None or candidate[0] > best[0] or (candidate[0] == best[0] and candidate[1:] < best[1:]):
+            best = candidate
+    score, i, j = best
+    return i, j, score
+
+
+@EX84.bug
+def split_with_a_whitespace_regex(prediction, gold):
+    """I split with re.split(r"\\s+", text), which leaves an empty token where the text starts or ends with a space.
+    Differs on: "The Pequod" against "Pequod": 2/3 instead of 1.0 (the removed article leaves a leading space)."""
+    def norm(t):
+        return re.split(r"\s+", re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())))
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def casefold_not_lower(prediction, gold):
+    """I lower-cased with str.casefold(), the "more thorough" lower(), so "ß" becomes "ss".
+    Differs on: "Straße" against "strasse": 1.0 instead of 0.0."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.casefold())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def article_regex_without_a_group(prediction, gold):
+    """I removed the articles with re.sub(r"\\ba|an|the\\b", " ", text): without the group, \\b binds to "a" and "the" only.
+    Differs on: "plan" against "plans": 2/3 instead of 0.0 ("an" goes from inside both words)."""
+    def norm(t):
+        return re.sub(r"\ba|an|the\b", " ", _strip_punct(t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def union_not_intersection(prediction, gold):
+    """I counted the shared tokens with Counter(p) | Counter(g) (I mixed up | and &).
+    Differs on: "Captain Ahab" against "Ahab": 4/3 instead of 2/3."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) | Counter(g)).values())
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def characters_not_tokens(prediction, gold):
+    """My normalise returned the cleaned string, and I forgot to split it: Counter counted its characters.
+    Differs on: "Captain Ahab" against "Ahab": 0.5 instead of 2/3."""
+    def normalise(t):
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split())
+    p, g = normalise(prediction), normalise(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def min_counts_summed_over_the_token_list(prediction, gold):
+    """I counted the shared tokens as sum(min(p.count(w), g.count(w)) for w in p), looping over the tokens, not the distinct ones.
+    Differs on: "whale whale" against "whale whale ship": 1.6 instead of 0.8."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    p, g = norm(prediction), norm(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum(min(p.count(w), g.count(w)) for w in p)
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.correct
+def sorted_two_pointer_overlap(prediction, gold):
+    """The same normalisation; the multiset overlap counted by walking the two sorted token lists side by side."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        return sorted(re.sub(r"\b(a|an|the)\b", " ", text).split())
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(not p and not g)
+    shared, a, b = 0, 0, 0
+    while a < len(p) and b < len(g):
+        if p[a] == g[b]:
+            shared, a, b = shared + 1, a + 1, b + 1
+        elif p[a] < g[b]:
+            a += 1
+        else:
+            b += 1
+    return 2 * shared / (len(p) + len(g))

@@ -213,3 +213,66 @@ def logsumexp_and_tensordot(hidden_states, mix, scale):
     states = torch.stack(tuple(hidden_states)[-len(mix):])  # (n, B, T, H)
     weights = torch.exp(mix - torch.logsumexp(mix, dim=0))
     return scale * torch.tensordot(weights, states, dims=([0], [0]))
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX.batch = 4
+
+
+@EX.bug
+def cat_without_a_dim(hidden_states):
+    """I called torch.cat(hidden_states[-4:]) without dim, and its default, dim 0, piles them up along the batch.
+    Differs on: 5 states of shape (2, 3, 4): (8, 3, 4) instead of (2, 3, 16)."""
+    return torch.cat(hidden_states[-4:])
+
+
+@EX.bug(checker=WEIGHTED)
+def log_softmax_weights(hidden_states, mix, scale):
+    """I normalised the raw weights with log_softmax (the one I use before the loss), not softmax.
+    Differs on: 5 states of shape (2, 3, 4), mix = zeros(4), scale = 1: -ln 4 times the sum instead of the mean."""
+    weights = torch.log_softmax(mix, dim=0)
+    states = torch.stack(hidden_states[-4:])
+    return scale * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def stacked_on_dim_one_then_viewed(hidden_states):
+    """I stacked the four on dim 1, (B, 4, T, H), and viewed that as (B, T, 4·H), which mixes the tokens into the features.
+    Differs on: 5 states of shape (2, 3, 4) (any T > 1): token 0's features are the layer L-3 vectors of tokens 0 .. 2 and part of layer L-2's."""
+    states = torch.stack(hidden_states[-4:], dim=1)
+    B, n, T, H = states.shape
+    return states.view(B, T, n * H)
+
+
+@EX.bug(checker=WEIGHTED)
+def weighted_mean_not_sum(hidden_states, mix, scale):
+    """I averaged the weighted states, .mean(0) over the n of them, since equal weights must give their mean.
+    Differs on: 5 states of shape (2, 3, 4), any mix, scale = 1: 1/4 of the weighted sum."""
+    states = torch.stack(hidden_states[-4:])
+    return scale * (mix.softmax(0)[:, None, None, None] * states).mean(0)
+
+
+@EX.bug
+def summed_not_concatenated(hidden_states):
+    """I added the top four states up, Table 7's "sum last four hidden" row, instead of putting them side by side.
+    Differs on: 5 states of shape (2, 3, 4): (2, 3, 4) instead of (2, 3, 16)."""
+    return torch.stack(hidden_states[-4:]).sum(0)
+
+
+@EX.bug(checker=WEIGHTED)
+def summed_over_the_batch_axis(hidden_states, mix, scale):
+    """I stacked the states on dim 1, (B, n, T, H), lined the weights up with it, but summed over dim 0 as for the other stacking.
+    Differs on: 5 states of shape (2, 3, 4), mix = zeros(4), scale = 1: (4, 3, 4) instead of (2, 3, 4)."""
+    states = torch.stack(hidden_states[-4:], dim=1)
+    return scale * (mix.softmax(0)[None, :, None, None] * states).sum(0)
+
+
+@EX.correct(checker=WEIGHTED)
+def running_sum_of_pairs(hidden_states, mix, scale):
+    """A running sum, out of place, over the (weight, state) pairs, each weight a (1, 1, 1) block; torch.softmax over the last axis."""
+    weights = torch.softmax(mix, dim=-1).view(-1, 1, 1, 1)
+    states = list(hidden_states)[-len(weights):]
+    out = weights[0] * states[0]
+    for w, h in zip(weights[1:], states[1:]):
+        out = out + w * h
+    return out * scale

@@ -282,3 +282,82 @@ def lower_bound_then_next_divisor(batch_size, seq_len, processes, micro_batch_to
     while share % g:
         g += 1
     return g
+
+
+# --- batch 4: written without reading any checker ------------------------------------------
+EX.batch = 4
+
+
+@EX.bug
+def divisors_searched_from_the_top(batch_size, seq_len, processes, micro_batch_tokens):
+    """I walked g down from the share to 1 and returned the first that fits, which is always the share (one sequence a pass).
+    Differs on: (256, 512, 1, 32768): 256 instead of 4."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for g in range(share, 0, -1):
+        if share % g == 0 and share // g <= fits:
+            return g
+
+
+@EX.bug
+def gcd_of_share_and_fits(batch_size, seq_len, processes, micro_batch_tokens):
+    """I took the sequences per pass as gcd(share, fits), a divisor of the share that fits, and g = share // gcd.
+    Differs on: (256, 128, 1, 12800): fits 100, gcd 4, so 64 instead of 4."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    return share // math.gcd(share, fits)
+
+
+@EX.bug
+def ceil_as_floor_plus_one(batch_size, seq_len, processes, micro_batch_tokens):
+    """I rounded share / fits up as share // fits + 1, then moved up to the next divisor of the share.
+    Differs on: (256, 512, 1, 32768): 64 fit, 256 // 64 + 1 = 5, so 8 instead of 4."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for g in range(share // fits + 1, share + 1):
+        if share % g == 0:
+            return g
+    return share
+
+
+@EX.bug
+def fits_rounded_down_to_a_power_of_two(batch_size, seq_len, processes, micro_batch_tokens):
+    """I rounded the sequences a pass may hold down to a power of two (GPU-friendly sizes) before the search.
+    Differs on: (96, 128, 1, 12800): 100 fit, rounded to 64, so 2 instead of 1."""
+    share = batch_size // processes
+    fits = 1 << ((micro_batch_tokens // seq_len).bit_length() - 1)
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def passes_capped_at_64(batch_size, seq_len, processes, micro_batch_tokens):
+    """I tried g from 1 to 64 only (more passes than that seemed absurd) and returned 64 when none fitted.
+    Differs on: (256, 512, 1, 512): one sequence a pass, 64 instead of 256."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for g in range(1, 65):
+        if share % g == 0 and share // g <= fits:
+            return g
+    return 64
+
+
+@EX.bug
+def one_sequence_a_pass_when_ceil_does_not_divide(batch_size, seq_len, processes, micro_batch_tokens):
+    """I took g = ceil(share / fits) and, when that did not divide the share, fell back to g = share, one sequence a pass.
+    Differs on: (256, 128, 1, 12800), the worked example: ceil(256 / 100) = 3, so 256 instead of 4."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = math.ceil(share / fits)
+    return g if share % g == 0 else share
+
+
+@EX.correct
+def largest_divisor_that_fits(batch_size, seq_len, processes, micro_batch_tokens):
+    """The micro-batch first: the largest divisor of the share that is at most fits, over the sizes 1 .. min(share, fits); g = share // size."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    size = max(s for s in range(1, min(share, fits) + 1) if share % s == 0)
+    return share // size
