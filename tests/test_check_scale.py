@@ -303,6 +303,11 @@ def steps_times_processes(batch_size, seq_len, processes, micro_batch_tokens):
     return int(steps_divisors(batch_size * processes, seq_len, 1, micro_batch_tokens))
 
 
+def steps_at_most_64(batch_size, seq_len, processes, micro_batch_tokens):  # g tried up to 64 only
+    share, fits = batch_size // processes, micro_batch_tokens // seq_len
+    return next((g for g in range(1, 65) if share % g == 0 and share // g <= fits), 64)
+
+
 @pytest.mark.parametrize("style", [steps_divisors, steps_from_micro])
 def test_accumulation_steps_accepts(style, capsys):
     check.accumulation_steps(style)
@@ -320,6 +325,7 @@ def test_accumulation_steps_accepts(style, capsys):
     (steps_divide_the_batch, r"(?s)3 processes × 32.*received 3.*divide the whole batch evenly, but not"),
     (steps_powers_of_two, r"(?s)6 passes of 8.*received 8.*only powers of two"),
     (steps_times_processes, r"(?s)8 GPUs.*received 32.*batch_size × processes"),
+    (steps_at_most_64, r"(?s)256 passes of 1, however many.*expected 256.*received 64"),
     (steps_share_left_out, r"(?s)room for one of 512.*a whole number of accumulation steps \(8\), received None"),
 ])
 def test_accumulation_steps_rejects(bug, message):

@@ -26,6 +26,7 @@ HAND = [
     (96, 128, 3, 1_408, 4, "3 processes × 32 sequences, 11 fit per pass: 3 passes would split the batch of 96 "
                            "evenly but not a process's 32; 4 passes of 8"),
     (8, 512, 1, 1_000, 8, "8 sequences, room for one of 512: 8 passes of 1 (the whole share is a divisor too)"),
+    (256, 512, 1, 512, 256, "256 sequences, room for one of 512: 256 passes of 1, however many that is"),
 ]
 
 
