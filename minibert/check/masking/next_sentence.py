@@ -161,8 +161,8 @@ def nsp_pair(fn) -> None:
                      "(rng.randrange(len(documents) - 1), stepping over index), then a sentence in it; one "
                      "sentence drawn among all the others' sentences favours the long documents")
     _equal_documents(fn)
-    passed("nsp_pair", f"5 hand-built corpora ({1_640 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs keep the "
-                       "promises of minibert's create_instances_from_document (IsNext rate "
+    passed("nsp_pair", f"5 hand-built corpora ({1_640 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs "
+                       "keep the promises of minibert's create_instances_from_document (IsNext rate "
                        f"{sum(outcomes) / len(outcomes):.3f})")
 
 

@@ -80,9 +80,6 @@ def _unpack(name, got):
     if not (isinstance(got, (tuple, list)) and len(got) == 3):
         raise ExerciseError(f"{name}: return a tuple (i, j, score), received {short(got)}")
     i, j, score = got
-    if isinstance(i, torch.Tensor) or isinstance(j, torch.Tensor):
-        raise ExerciseError(f"{name}: i and j must be ints, received {short(got)}\n  hint: a position computed "
-                            "from a tensor is a 0-d tensor: int(...) or .item() makes it a Python int")
     try:
         i, j = int(i), int(j)
     except (TypeError, ValueError):
