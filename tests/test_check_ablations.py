@@ -247,9 +247,19 @@ def weighted_einsum(hidden_states, mix, scale):  # einsum: correct
     return scale * torch.einsum("n,nbth->bth", mix.softmax(0), torch.stack(hidden_states[-4:]))
 
 
-def weighted_loop(hidden_states, mix, scale):  # a loop over the layers: correct
+def weighted_loop(hidden_states, mix, scale):  # a loop over the layers, the softmax by hand (stable): correct
+    weights = torch.exp(mix - mix.max()) / torch.exp(mix - mix.max()).sum()
+    return scale * sum(w * h for w, h in zip(weights, hidden_states[-len(mix):]))
+
+
+def weighted_hand_softmax(hidden_states, mix, scale):  # exp(mix) overflows when a learned weight grows
     weights = torch.exp(mix) / torch.exp(mix).sum()
     return scale * sum(w * h for w, h in zip(weights, hidden_states[-len(mix):]))
+
+
+def weighted_tolist(hidden_states, mix, scale):  # right values; Python floats carry no gradient to mix
+    weights = mix.softmax(0).tolist()
+    return scale.item() * sum(w * h for w, h in zip(weights, hidden_states[-len(mix):]))
 
 
 def weighted_raw(hidden_states, mix, scale):
@@ -308,6 +318,8 @@ def test_layer_features_accept(checker, style, capsys):
     ("concat_last_four", concat_layers_one_to_four, r"L=12.*layers 1 to 4 \(hidden_states\[1:5\]\)"),
     ("concat_last_four", concat_interleaved, r"L=12.*interleaved number by number"),
     ("weighted_sum_last_four", weighted_in_place, r"L=12.*changed the hidden states, mix or scale"),
+    ("weighted_sum_last_four", weighted_hand_softmax, r"mix=\[90.0.*NaN or inf\n.*exp\(90\)"),
+    ("weighted_sum_last_four", weighted_tolist, r"large raw weights.*no gradient reaches mix or scale"),
 ])
 def test_layer_features_reject(checker, bug, message):
     with pytest.raises(ExerciseError, match=message):

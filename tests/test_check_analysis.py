@@ -282,6 +282,16 @@ def in_place(train_x, train_y, test_x, test_y):
     train_x -= m; train_x /= s; test_x -= m; test_x /= s
     return PROBE(train_x, train_y, test_x, test_y)
 
+def double_in_place(train_x, train_y, test_x, test_y):  # .double() copies float32 inputs, not float64 ones
+    x, t = train_x.double(), test_x.double()
+    m, s = x.mean(0), x.std(0).clamp_min(1e-6)
+    x -= m; x /= s; t -= m; t /= s
+    return PROBE(x, train_y, t, test_y)
+
+def alpha_tuned_on_test(train_x, train_y, test_x, test_y):  # the best of six ridge penalties, by test accuracy
+    from minibert.analysis import probe_accuracy
+    return max(probe_accuracy(train_x, train_y, test_x, test_y, alpha=a) for a in (0.01, 0.1, 1.0, 10.0, 100.0, 1e3))
+
 def count(train_x, train_y, test_x, test_y):
     return PROBE(train_x, train_y, test_x, test_y) * len(test_y)
 
@@ -386,6 +396,8 @@ def test_probe_accepts(style, capsys):
     (score_train, r"random labels.*near chance"),
     (fit_on_both, r"random labels.*near chance"),
     (in_place, r"changed its input train_x in place"),
+    (alpha_tuned_on_test, r"relabelled.*sum to.*\n.*predictions depend on test_y"),
+    (double_in_place, r"in float64: your function changed its input train_x in place.*\n.*`.double\(\)`.*itself"),
     (count, r"not a count"),
     (classes_from_test, r"12 classes.*raised"),
     (argmax_wrong_axis, r"expected 1.0"),

@@ -262,6 +262,14 @@ def attention_additive_minus_1e9(q, k, v, key_mask=None):  # Google's additive m
     return probs @ v, probs
 
 
+def attention_additive_finfo_min(q, k, v, key_mask=None):  # the fill fits, but a negative score plus it does not
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores + (~key_mask.bool())[:, None, None, :].to(scores.dtype) * torch.finfo(scores.dtype).min
+    probs = scores.softmax(-1)
+    return probs @ v, probs
+
+
 def attention_mask_after_softmax(q, k, v, key_mask=None):
     probs = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).softmax(-1)
     if key_mask is not None:
@@ -712,6 +720,7 @@ BUGS = [
     ("scaled_attention", attention_mask_ignored, r"key_mask was not applied"),
     ("scaled_attention", attention_fill_minus_1e9, r"in float16: your function raised.*overflow\n.*65,504"),
     ("scaled_attention", attention_additive_minus_1e9, r"in float16: your probs contain NaN.*\n.*65,504"),
+    ("scaled_attention", attention_additive_finfo_min, r"every score -20.*NaN or inf\n.*-65524.*instead of adding"),
     ("scaled_attention", attention_mask_after_softmax, r"after the softmax, so rows no longer sum to 1"),
     ("scaled_attention", attention_mask_not_made_boolean, r"dtype torch.int64 .*\n.*key_mask.bool\(\)"),
     ("scaled_attention", attention_mask_inverted, r"your mask is inverted"),

@@ -194,6 +194,36 @@ def groups_as_float(model, wd):  # right in float32, where .float() is the tenso
             {"params": [p for p in ps if p.ndim < 2], "weight_decay": 0.0}]
 
 
+def groups_as_sets(model, wd):  # keeps a tied tensor once, but AdamW refuses sets
+    ps = [p for p in model.parameters() if p.requires_grad]
+    return [{"params": {p for p in ps if p.ndim >= 2}, "weight_decay": wd},
+            {"params": {p for p in ps if p.ndim < 2}, "weight_decay": 0.0}]
+
+
+def groups_one_dimensional(model, wd):  # right on BERT; a 0-D scalar lands in neither group
+    ps = [p for p in model.parameters() if p.requires_grad]
+    return [{"params": [p for p in ps if p.ndim >= 2], "weight_decay": wd},
+            {"params": [p for p in ps if p.ndim == 1], "weight_decay": 0.0}]
+
+
+def groups_squeezed(model, wd):  # right on BERT; a (1, H) matrix looks 1-D once squeezed
+    ps = [p for p in model.parameters() if p.requires_grad]
+    return [{"params": [p for p in ps if p.squeeze().ndim >= 2], "weight_decay": wd},
+            {"params": [p for p in ps if p.squeeze().ndim < 2], "weight_decay": 0.0}]
+
+
+def groups_bias_by_name_too(model, wd):  # "bias" in the name spared whatever its shape
+    ps = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    spared = [p for n, p in ps if p.ndim < 2 or "bias" in n]
+    return [{"params": [p for n, p in ps if p.ndim >= 2 and "bias" not in n], "weight_decay": wd},
+            {"params": spared, "weight_decay": 0.0}]
+
+
+def groups_decay_none(model, wd):  # AdamW is built, but its step fails on None
+    groups = SOLUTIONS["my_parameter_groups"](model, wd)
+    return [groups[0], dict(groups[1], weight_decay=None)]
+
+
 def groups_both_decay(model, wd):
     groups = SOLUTIONS["my_parameter_groups"](model, wd)
     return [dict(g, weight_decay=wd) for g in groups]
@@ -204,7 +234,11 @@ def groups_both_decay(model, wd):
     (groups_with_frozen, "frozen parameters"), (groups_swapped, "not decayed, but matrices"),
     (groups_duplicates, "more than once"), (groups_names, "not its name"), (groups_copies, "clone"),
     (groups_one, "expected two dicts"), (groups_matrices_only_3d, "not decayed, but matrices"),
-    (groups_both_decay, "weight_decay values"),
+    (groups_both_decay, "weight_decay values"), (groups_as_sets, r"'params' is a set.*\n.*a list"),
+    (groups_one_dimensional, r"(?s)in no group.*\['temperature'\].*0-D parameter.*p.ndim < 2"),
+    (groups_squeezed, r"(?s)not decayed, but matrices: \['row'\].*not after\s+p.squeeze\(\)"),
+    (groups_bias_by_name_too, r"(?s)not decayed, but matrices: \['relative_attention_bias.weight'\].*shape alone"),
+    (groups_decay_none, r"\[0.01, None\].*\n.*weight_decay 0.0"),
     (groups_as_float, r"in bfloat16.*not one of the model's parameters\n.*\.float\(\)"),
     (groups_exactly_2d, r"(?s)3-D weight `mix`.*not decayed, but matrices: \['mix'\].*not exactly 2")])
 def test_parameter_groups_rejects(fn, message):
@@ -212,7 +246,7 @@ def test_parameter_groups_rejects(fn, message):
 
 
 def groups_reversed_tuples(model, wd):
-    no = tuple(p for p in model.parameters() if p.requires_grad and p.dim() == 1)
+    no = tuple(p for p in model.parameters() if p.requires_grad and p.dim() < 2)
     decay = tuple(p for p in model.parameters() if p.requires_grad and p.dim() > 1)
     return ({"weight_decay": 0, "params": no}, {"weight_decay": wd, "params": decay})  # other order, int 0, tuples
 
@@ -285,6 +319,13 @@ def acc_no_zero(model, batch, k):
         loss.backward()
         total += loss.item()
     return total
+
+
+def acc_trainable_cleared_only(model, batch, k):  # a frozen parameter keeps its stale .grad
+    for p in model.parameters():
+        if p.requires_grad:
+            p.grad = None
+    return acc_no_zero(model, batch, k)
 
 
 def acc_nsp_by_labels(model, batch, k):
@@ -365,7 +406,9 @@ def acc_one_backward(model, batch, k):  # exact weights, one backward() on the s
     (acc_positive_labels, r"token id 0.*\n.*labels > 0 leaves token id 0 out"),
     (acc_one_backward, r"gradients are right, but backward\(\) ran 1 time\(s\) for 4 micro-batches"),
     (acc_sum, "summed"), (acc_equal, "weighted every micro-batch equally"), (acc_zero_inside, "only the last"),
-    (acc_no_zero, "still hold what was in .grad"), (acc_nsp_by_labels, "NSP loss by the share of labelled"),
+    (acc_no_zero, "still hold what was in .grad"),
+    (acc_trainable_cleared_only, r"position embeddings frozen.*stale gradient.*\n.*the frozen ones too"),
+    (acc_nsp_by_labels, "NSP loss by the share of labelled"),
     (acc_returns_last, "returned loss"), (acc_pops, "changed the batch"),
     (acc_strided_equal, "weighted every micro-batch equally"), (acc_zero_after, "gradients are zero"),
     (acc_overlapping, "differs from the whole batch")])

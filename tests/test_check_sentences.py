@@ -360,6 +360,11 @@ def pick_sorts_in_place(dev, test):
     return pick_numpy(dev, test)
 
 
+def pick_rounded_means(dev, test):  # the table's rounding used to choose: near-ties go to the first setting
+    best = max(dev, key=lambda s: round(float(np.mean(dev[s])), 2))
+    return best, float(np.mean(dev[best])), float(np.std(dev[best], ddof=1))
+
+
 @pytest.mark.parametrize("style", [pick_numpy, pick_torch])
 def test_pick_setting_accepts(style, capsys):
     check.pick_setting(style)
@@ -373,6 +378,7 @@ def test_pick_setting_accepts(style, capsys):
     (pick_reports_test, r"(?s)hand case.*its test scores"),
     (pick_sorts_in_place, r"changed the dicts"),
     (pick_by_median, r"(?s)best mean and best median differ.*best \*median\* dev score"),
+    (pick_rounded_means, r"(?s)agree to two decimals.*received \('a'.*once rounded to two decimals"),
     (pick_by_total, r"(?s)4 and 2 seeds.*received \('a'.*mean dev score over its seeds is the highest"),
 ])
 def test_pick_setting_rejects(bug, message):
@@ -397,6 +403,20 @@ def freeze_by_name(model, top_layers=0):  # by parameter names and layer numbers
         p.requires_grad = (name.startswith("classifier") or (top_layers > 0 and name.startswith("bert.pooler"))
                            or (layer is not None and layer >= L - top_layers))
     return sum(p.numel() for p in filter(lambda p: p.requires_grad, model.parameters()))
+
+
+def freeze_names_as_substrings(model, top_layers=0):  # "layers.1" in "...layers.10.": right below 11 layers
+    L = model.config.num_hidden_layers
+    for name, p in model.named_parameters():
+        frozen = name.startswith("bert.embeddings") or any(f"layers.{i}" in name for i in range(L - top_layers))
+        p.requires_grad = not frozen and (top_layers > 0 or not name.startswith("bert."))
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def freeze_encoder_in_eval_mode(model, top_layers=0):  # right requires_grad, but model.bert's dropout is off
+    freeze_requires_grad_(model, top_layers)
+    model.bert.eval()
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
 def freeze_eval_only(model, top_layers=0):
@@ -474,6 +494,8 @@ def test_freeze_encoder_accepts(style, capsys):
 
 @pytest.mark.parametrize("bug, message", [
     (freeze_eval_only, r"model\.eval\(\) only switches dropout off"),
+    (freeze_names_as_substrings, r"12 layers, top_layers=2.*\n.*layer 10 is one of the top 2, yet frozen.*layers.1"),
+    (freeze_encoder_in_eval_mode, r"switched model.bert to eval mode"),
     (freeze_everything, r"classifier \(model\.classifier\) must stay trainable"),
     (freeze_keeps_pooler, r"pooler is still trainable"),
     (freeze_layers_only, r"embeddings are still trainable"),

@@ -3,6 +3,7 @@ NotImplementedError through, and reject the mistakes learners make with feedback
 
 import re
 import string
+import unicodedata
 from collections import Counter
 
 import pytest
@@ -247,9 +248,10 @@ def test_choice_logits_rejects(bug, message):
 
 # --- 8.4 SQuAD's F1 -----------------------------------------------------------------------------
 
-def f1(prediction, gold, *, articles=True, punctuation=True, chars=False, sets=False, empty=1.0, percent=False):
+def f1(prediction, gold, *, articles=True, punctuation=True, chars=False, sets=False, empty=1.0, percent=False,
+       fold=str.lower):
     def norm(s):
-        s = s.lower()
+        s = fold(s)
         if punctuation:
             s = "".join(c for c in s if c not in string.punctuation)
         if articles:
@@ -339,6 +341,10 @@ def test_squad_f1_accepts(style, capsys):
     (lambda p, g: f1_pattern(p, g, punctuation="squad", articles=r"\b(a|the)\b"),
      r"(?s)hand case prediction='an apple'.*expected 1.*removes the words a, an and the"),
     (f1_articles_first, r"(?s)hand case prediction='A-side'.*punctuation goes first"),
+    (lambda p, g: f1(p, g, fold=str.casefold), r"(?s)hand case prediction='Straße'.*received 1.*str.casefold\(\)"),
+    (lambda p, g: f1(p, g, fold=lambda s: "".join(c for c in unicodedata.normalize("NFKD", s.lower())
+                                                  if not unicodedata.combining(c))),
+     r"(?s)hand case prediction='Café'.*received 1.*accents were stripped"),
     (f1_articles_as_text,
      r"(?s)hand case prediction='Anna', gold='Ann'.*expected 0.*received 1.*pieces of text, not as words"),
 ])

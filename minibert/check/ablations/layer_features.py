@@ -128,5 +128,36 @@ def weighted_sum_last_four(fn) -> None:
             raise ExerciseError(f"{case}: your function changed the hidden states, mix or scale it was given "
                                 "(out = states[0]; out *= w changes states[0] itself); build a new tensor")
         _diagnose(case, got, _weighted_ref(states, mix, scale), WEIGHTED_MISTAKES, _weighted_ref, states, mix, scale)
+    _learned_mix(fn)
     passed("weighted_sum_last_four", f"{len(_cases())} models give FeatureTagger's weighted sum of the top four "
-                                     "hidden states (softmax of the mix, times the scale)")
+                                     "hidden states (softmax of the mix, times the scale); with large learned "
+                                     "weights it stays finite, and the gradients reach mix and scale")
+
+
+def _learned_mix(fn) -> None:
+    """MiniLM's states with mix and scale as the tagger holds them, parameters that learn: large raw weights
+    (exp(90) is past float32's largest number, 3.4e38), and the gradients of a loss must reach both."""
+    name, states = _cases()[-1]
+    raw = [90.0, 88.0, 89.0, 87.0]
+    mix, scale = torch.tensor(raw, requires_grad=True), torch.tensor(1.5, requires_grad=True)
+    case = f"{name}, mix={raw} (large raw weights, as a learned mix may grow), scale=1.5, both requiring grad"
+    got = call(fn, case, tuple(s.clone() for s in states), mix, scale)
+    if isinstance(got, torch.Tensor) and got.shape == states[0].shape and not torch.isfinite(got).all():
+        raise ExerciseError(f"{case}: your result holds NaN or inf\n  hint: exp(90) is past float32's largest "
+                            "number (about 3.4e38), so exp(mix) / exp(mix).sum() is inf / inf = NaN; "
+                            "mix.softmax(0) subtracts the largest weight first, which changes nothing else")
+    expected = _weighted_ref(states, mix.detach(), scale.detach())
+    _diagnose(case, got, expected, WEIGHTED_MISTAKES, _weighted_ref, states, mix.detach(), scale.detach())
+    if not got.requires_grad:
+        raise ExerciseError(f"{case}: the values are right, but no gradient reaches mix or scale (your result does not "
+                            "require grad)\n  hint: the tagger learns both by backpropagation; .tolist(), .item(), "
+                            "float() or torch.no_grad() take them out of autograd's graph: keep the arithmetic on "
+                            "the tensors themselves")
+    weights = torch.randn(got.shape, generator=torch.Generator().manual_seed(93))  # a loss that reads every number
+    (got * weights).sum().backward()
+    mix_ref, scale_ref = mix.detach().clone().requires_grad_(), scale.detach().clone().requires_grad_()
+    (_weighted_ref(states, mix_ref, scale_ref) * weights).sum().backward()
+    for what, grad, ref in (("mix", mix.grad, mix_ref.grad), ("scale", scale.grad, scale_ref.grad)):
+        if grad is None or not torch.allclose(grad, ref, atol=1e-4, rtol=1e-3):
+            raise ExerciseError(f"{case}: the gradient reaching {what} is {grad}, expected {ref}\n  hint: every "
+                                "step from mix and scale to the result must stay in autograd's graph")

@@ -37,6 +37,13 @@ def _separable_on_a_line():
     return train_x, train_y, test_x, test_y
 
 
+def _line_in_float64():
+    """The line in float64, features held as a model run in double precision gives them: `.double()` on a
+    float64 tensor is that tensor itself, not a copy."""
+    train_x, train_y, test_x, test_y = _separable_on_a_line()
+    return train_x.double(), train_y, test_x.double(), test_y
+
+
 def _twelve_classes():
     g = torch.Generator().manual_seed(65)
     centres = 5.0 * torch.randn(12, 16, generator=g)
@@ -131,13 +138,51 @@ def _minilm_words():
     return (torch.cat(features[:60]), torch.cat(tags[:60]), torch.cat(features[60:]), torch.cat(tags[60:]))
 
 
+def _unchanged(name, copies, data):
+    for before, after, what in zip(copies, data, ("train_x", "train_y", "test_x", "test_y"), strict=True):
+        if not torch.equal(before, after):
+            hint = "work on a copy, the caller's tensors are not yours"
+            if after.dtype == torch.float64:
+                hint = ("`.double()` (like `.float()` or `.to(dtype)`) returns the tensor itself when it already "
+                        "has that dtype, so an in-place `-=` or `/=` after it changes the caller's tensor: "
+                        "`x = x.double() - mean` makes a new one")
+            raise ExerciseError(f"{name}: your function changed its input {what} in place (standardising "
+                                f"with `-=` or `/=`?)\n  hint: {hint}")
+
+
+def _leaves_float64_alone(fn):
+    """Features in float64 (a model run in double precision) are not the caller's to change either. The
+    exercise promises nothing about float64, so only the inputs are checked: an error or any accuracy is
+    the learner's own business."""
+    data = _line_in_float64()
+    copies = [d.clone() for d in data]
+    try:
+        fn(*data)
+    except Exception:  # noqa: BLE001  (a float32-only probe may refuse float64: that breaks no promise)
+        pass
+    _unchanged("the line again, its features in float64", copies, data)
+
+
+def _blind_to_test_labels(fn):
+    """A probe predicts from the words alone, so relabelling the test words cannot change its predictions.
+    Under the K relabellings y -> (y + k) mod K each word's fixed prediction matches exactly one, so the K
+    accuracies sum to exactly 1; a probe that chose anything (α, the epochs) by test accuracy sums to more."""
+    train_x, train_y, test_x, test_y = _random_labels(66)
+    K = int(train_y.max()) + 1
+    name = (f"random labels (seed 66), the test words' tags relabelled (tag + k) mod {K} for k = 0..{K - 1}: "
+            f"the same words, so the same predictions")
+    accuracies = [_accuracy(name, fn, (train_x, train_y, test_x, (test_y + k) % K)) for k in range(K)]
+    if abs(sum(accuracies) - 1.0) > 1e-6:
+        raise ExerciseError(f"{name}: your accuracies {[round(a, 3) for a in accuracies]} sum to "
+                            f"{sum(accuracies):.3f}; fixed predictions would give exactly 1, each word matching one "
+                            "relabelling\n  hint: your predictions depend on test_y: choose α (and anything else) on "
+                            "the training words alone, e.g. on a slice of them held out; test_y only scores")
+
+
 def _accuracy(name, fn, data):
     copies = [d.clone() for d in data]
     got = call(fn, name, *data)
-    for before, after, what in zip(copies, data, ("train_x", "train_y", "test_x", "test_y"), strict=True):
-        if not torch.equal(before, after):
-            raise ExerciseError(f"{name}: your function changed its input {what} in place (standardising "
-                                "with `-=` or `/=`?); work on a copy, the caller's tensors are not yours")
+    _unchanged(name, copies, data)
     accuracy, problem = as_float(got)
     if problem:
         raise ExerciseError(f"{name}: expected the accuracy as a number between 0 and 1; your result {problem}")
@@ -188,6 +233,7 @@ def probe(fn) -> None:
         if got < floor:
             expected = "1.0" if floor == 1.0 else f"at least {floor}"
             raise ExerciseError(f"{name}: accuracy {got:.3f}, expected {expected} ({why})\n  hint: {hint}")
+    _leaves_float64_alone(fn)
     for seed in (66, 67, 68):
         name = f"random labels, 4 classes, 64 dimensions, 50 words to fit and 40 to score (seed {seed})"
         got = _accuracy(name, fn, _random_labels(seed))
@@ -197,6 +243,7 @@ def probe(fn) -> None:
                                 "  hint: fit on train_x, train_y only and score on test_x, test_y only; a probe "
                                 "fitted on (or with) the test words, or scored on the training words, learns them "
                                 "by heart")
+    _blind_to_test_labels(fn)
     data = _minilm_words()
     name = f"all-MiniLM-L6-v2, layer {MINILM_LAYER}, {len(data[1])} Brown words to fit and {len(data[3])} to score"
     got = _accuracy(name, fn, data)

@@ -102,8 +102,9 @@ def scaled_attention(fn) -> None:
         case(fn)
     random = _random_cases(fn)
     _all_padding(fn, torch.float16)
-    passed("scaled_attention", f"{len(hand) + 1} hand-computed cases (the last in float16) and {random} random ones "
-                               "agree with minibert and F.scaled_dot_product_attention")
+    _negative_scores_in_half(fn)
+    passed("scaled_attention", f"{len(hand) + 2} hand-computed cases (the last two in float16) and {random} random "
+                               "ones agree with minibert and F.scaled_dot_product_attention")
 
 
 def _padded():
@@ -219,6 +220,29 @@ def _all_padding(fn, dtype=torch.float32) -> None:
                      k2[:1], key_mask[:1], "the first sequence must be unchanged by the second")
     else:
         expect_close(name + ", probs of the first sequence", probs[:1].float(), _t([[MASKED, MASKED]]), atol=2e-3)
+
+
+def _negative_scores_in_half(fn) -> None:
+    # 7. float16 again, every score -20 (q = -10 everywhere, k = 1 everywhere, hs = 4: q·k / 2 = -20), the
+    #    second sequence all padding. Filling a masked score with finfo.min gives -65504, which fits; adding
+    #    finfo.min to it gives -65524, past float16's largest negative number: -inf, and the all-padding row's
+    #    softmax is 0/0 = NaN. The first sequence's rows are [1/2, 1/2, 0].
+    q = torch.full((2, 1, 3, 4), -10.0, dtype=torch.float16)
+    k = torch.ones(2, 1, 3, 4, dtype=torch.float16)
+    v = torch.arange(24, dtype=torch.float16).view(2, 1, 3, 4)
+    key_mask = torch.tensor([[True, True, False], [False, False, False]])
+    name = ("float16, every score -20 (q = -10 and k = 1 everywhere, hs = 4), B = 2, the second sequence all "
+            "padding: key_mask [[True, True, False], [False, False, False]]")
+    out, probs = _pair(name, _call_pure(fn, name, {**SHAPE_ERRORS, **HALF_ERRORS}, q, k, v, key_mask))
+    for what, t in (("probs", probs), ("out", out)):
+        if isinstance(t, torch.Tensor) and not torch.isfinite(t).all():
+            raise ExerciseError(f"{name}: your {what} contain NaN or inf\n  hint: -20 + finfo(float16).min is "
+                                "-65524, past float16's largest negative number (-65504), so it becomes -inf, and "
+                                "a row of -inf gives softmax 0/0 = NaN: replace the masked scores "
+                                "(scores.masked_fill(~mask, torch.finfo(scores.dtype).min)) instead of adding the "
+                                "fill to them")
+    expect_close(name + ", probs of the first sequence", probs[:1].float(),
+                 _t([[[[1 / 2, 1 / 2, 0]] * 3]]), atol=2e-3)
 
 
 def _random_cases(fn) -> int:

@@ -3,8 +3,8 @@
 learning_rate     Google's schedule in general form (polynomial decay with an end rate and a power,
                   linear warm-up laid over it): hand cases, then a grid against the formula of
                   Google's optimization.py.
-parameter_groups  AdamW's two groups, decay on matrices and none on 1-D parameters (LayerNorm gains,
-                  biases) whatever their names, frozen parameters left out, tied ones once: on minibert's
+parameter_groups  AdamW's two groups, decay on matrices and none on the rest (LayerNorm gains, biases,
+                  scalars) whatever their names, frozen parameters left out, tied ones once: on minibert's
                   BERT and on a model with other names, then one AdamW step against minibert's groups.
 accumulate        exact gradient accumulation: k micro-batches leaving the gradient of the whole
                   batch's loss (mean MLM over all labelled positions + mean NSP over all pairs).

@@ -97,18 +97,22 @@ def _hint(model, batch, k, got_grads, full_grads) -> str:
 def accumulate(fn) -> None:
     """`fn(model, batch, k) -> loss`: after it, every parameter's .grad is the gradient of
     model(**batch).loss; the returned number is that loss."""
-    # (name, B, labels per row, k, whether some labels are token id 0)
+    # (name, B, labels per row, k, whether some labels are token id 0, whether the position table is frozen)
     cases = [("8 rows in 4 micro-batches with 1+2, 6+5, 1+1 and 3+4 labelled positions", 8, [1, 2, 6, 5, 1, 1, 3, 4],
-              4, False),
-             ("6 rows in 2 micro-batches of 3 (2+2+2 and 7+1+6 labels)", 6, [2, 2, 2, 7, 1, 6], 2, False),
-             ("4 rows, k = 4: one row per micro-batch (1, 8, 3, 2 labels)", 4, [1, 8, 3, 2], 4, False),
-             ("5 rows, k = 1: the whole batch at once", 5, [3, 1, 4, 1, 5], 1, False),
-             ("6 rows in 3 micro-batches (4+1, 2+6, 3+3 labels), the first label of rows 0, 2 and 4 "
-              "token id 0 (only -100 marks a position with nothing to predict)", 6, [4, 1, 2, 6, 3, 3], 3, True)]
-    for n, (name, B, counts, k, zeros) in enumerate(cases):
+              4, False, False),
+             ("6 rows in 2 micro-batches of 3 (2+2+2 and 7+1+6 labels)", 6, [2, 2, 2, 7, 1, 6], 2, False, False),
+             ("4 rows, k = 4: one row per micro-batch (1, 8, 3, 2 labels)", 4, [1, 8, 3, 2], 4, False, False),
+             ("5 rows, k = 1: the whole batch at once", 5, [3, 1, 4, 1, 5], 1, False, False),
+             ("6 rows in 3 micro-batches (4+1, 2+6, 3+3 labels), the first label of rows 0, 2 and 4 token id 0 "
+              "(only -100 marks a position with nothing to predict)", 6, [4, 1, 2, 6, 3, 3], 3, True, False),
+             ("6 rows in 2 micro-batches (2+5+1 and 3+3+4 labels), the position embeddings frozen "
+              "(requires_grad=False) and holding a stale .grad like the rest", 6, [2, 5, 1, 3, 3, 4], 2, False, True)]
+    for n, (name, B, counts, k, zeros, frozen) in enumerate(cases):
         batch = _batch(B, 12, counts, seed=n, zeros=zeros)
         kept = {key: v.clone() for key, v in batch.items()}
         model = _model(n)
+        table = model.bert.embeddings.position_embeddings.weight
+        table.requires_grad_(not frozen)
         model.zero_grad(set_to_none=True)
         full = model(**batch).loss
         full.backward()
@@ -125,6 +129,11 @@ def accumulate(fn) -> None:
         if set(batch) != set(kept) or any(not torch.equal(batch[key], kept[key]) for key in kept):
             raise ExerciseError(f"{case}: your function changed the batch it was given\n  hint: slice it into new "
                                 "dicts (batch[key][i:j]); do not pop or overwrite its entries")
+        if frozen and table.grad is not None and table.grad.abs().max() > 0:
+            raise ExerciseError(f"{case}: the frozen position embeddings still hold the stale gradient that was in "
+                                "their .grad before the call\n  hint: clear every parameter's gradient "
+                                "(model.zero_grad(set_to_none=True)), the frozen ones too: an optimizer that holds "
+                                "them would step on a gradient no backward() made")
         got_grads = _grads(model)
         error = _relative(got_grads, full_grads)
         if error > 1e-4:
@@ -151,5 +160,5 @@ def accumulate(fn) -> None:
                                 "hint: add up each micro-batch's weighted loss (not the last one, nor the mean of "
                                 "their unweighted losses)")
     passed("accumulate", f"{len(cases)} batches split in 1 to 4 micro-batches with unequal numbers of labelled "
-                         "positions (token id 0 among the labels): the gradients and the loss of the whole batch, "
-                         "from stale gradients, one backward() per micro-batch")
+                         "positions (token id 0 among the labels, a frozen table): the gradients and the loss of the "
+                         "whole batch, from stale gradients, one backward() per micro-batch")

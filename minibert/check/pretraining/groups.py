@@ -1,5 +1,6 @@
-"""The checker of exercise 5.2: AdamW's parameter groups, weight decay on matrices, none on 1-D
-parameters (LayerNorm gains, biases) whatever their names; frozen parameters left out, tied ones once."""
+"""The checker of exercise 5.2: AdamW's parameter groups, weight decay on matrices, none on parameters
+of fewer than 2 dimensions (LayerNorm gains, biases, a learned scalar) whatever their names; frozen
+parameters left out, tied ones once."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from ..common import ExerciseError, call, passed
 
 class _Renamed(nn.Module):
     """A small model whose names defeat a rule by name: a LayerNorm called `norm`, a gain `scale`, a
-    frozen embedding table, an output layer tied to that table's twin, and a 3-D weight (a
-    convolution's kernel is one) that a rule `p.ndim == 2` spares."""
+    frozen embedding table, an output layer tied to that table's twin, a 3-D weight (a
+    convolution's kernel is one) that a rule `p.ndim == 2` spares, and a learned 0-D scalar (a
+    temperature) that a rule `p.ndim == 1` leaves in neither group; a (1, H) matrix that looks 1-D once
+    squeezed, and a 2-D table whose name holds "bias" (T5's relative_attention_bias)."""
 
     def __init__(self):
         super().__init__()
@@ -26,6 +29,9 @@ class _Renamed(nn.Module):
         self.out = nn.Linear(6, 13)
         self.out.weight = self.words.weight  # tied: one tensor under two names
         self.mix = nn.Parameter(torch.ones(2, 3, 6))  # 3-D: decayed, as every tensor of 2 or more dimensions
+        self.temperature = nn.Parameter(torch.tensor(1.0))  # 0-D: fewer than 2 dimensions, not decayed
+        self.row = nn.Parameter(torch.ones(1, 6))  # (1, H): a matrix of one row, decayed (squeezed, it looks 1-D)
+        self.relative_attention_bias = nn.Embedding(4, 2)  # T5's name for a 2-D table: decayed, "bias" or not
         for p in self.parameters():
             with torch.no_grad():
                 p.copy_(torch.randn(p.shape, generator=g))
@@ -58,6 +64,12 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
     if len(groups) != 2 or not all(isinstance(g, dict) and "params" in g and "weight_decay" in g for g in groups):
         raise ExerciseError(f"{case}: expected two dicts, each with 'params' and 'weight_decay'; received "
                             f"{[sorted(g) if isinstance(g, dict) else type(g).__name__ for g in groups]}")
+    for g in groups:
+        if isinstance(g["params"], (set, frozenset)):
+            raise ExerciseError(f"{case}: a group's 'params' is a {type(g['params']).__name__}; torch's AdamW refuses "
+                                "sets (TypeError: their order changes from run to run, so a saved optimizer state "
+                                "would not match its tensors)\n  hint: a list, in the order model.parameters() "
+                                "yields them; model.parameters() already yields a tied tensor once")
     params = [list(g["params"]) for g in groups]
     for ps in params:
         for p in ps:
@@ -76,6 +88,11 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         raise ExerciseError(f"{case}: these parameters appear more than once: {sorted(set(twice))}\n  hint: a tied "
                             "weight is one tensor under two names; model.parameters() (or named_parameters() with "
                             "its default remove_duplicate=True) yields it once, and torch's AdamW refuses duplicates")
+    if not all(isinstance(g["weight_decay"], (int, float)) and not isinstance(g["weight_decay"], bool)
+               for g in groups):
+        raise ExerciseError(f"{case}: the groups' weight_decay values are {[g['weight_decay'] for g in groups]!r}; "
+                            f"expected the numbers {weight_decay} and 0.0\n  hint: no decay is weight_decay 0.0 "
+                            "(AdamW's step multiplies by it, so None fails there)")
     decays = [float(g["weight_decay"]) for g in groups]
     if sorted(decays) != sorted([0.0, weight_decay]):
         raise ExerciseError(f"{case}: the groups' weight_decay values are {decays}, expected {weight_decay} for one "
@@ -103,7 +120,16 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         hint = ("decide by shape, not by name: every LayerNorm gain and every bias is 1-D (p.ndim < 2), every "
                 "other weight a matrix; minibert calls its norms attention_norm and ffn_norm, which no rule "
                 "looking for 'LayerNorm' finds")
-        if any(p.ndim > 2 for p in no_decay if id(p) in expected_decay):
+        if any(p.ndim == 0 for p in trainable if id(p) not in set(everything)):
+            hint = ("a 0-D parameter (a learned scalar) has fewer than 2 dimensions too: it belongs with the 1-D "
+                    "ones; test p.ndim < 2 (or put every parameter in one group or the other), not p.ndim == 1")
+        elif any("bias" in n for n in wrongly_spared):
+            hint = ("decide by shape alone: a name holding \"bias\" (T5's relative_attention_bias.weight) can be a "
+                    "2-D table, decayed like every matrix; only p.ndim tells")
+        elif any(p.ndim == 2 and 1 in p.shape for p in no_decay if id(p) in expected_decay):
+            hint = ("a (1, 6) tensor is a matrix of one row: count the dimensions as stored (p.ndim), not after "
+                    "p.squeeze(), which makes it look 1-D")
+        elif any(p.ndim > 2 for p in no_decay if id(p) in expected_decay):
             hint = ("2 or more dimensions, not exactly 2: a 3-D weight (a convolution's kernel, a stack of "
                     "matrices) is decayed too; test p.ndim >= 2, or put the 1-D ones apart with p.ndim < 2")
         elif any(n.endswith(".bias") for n in wrongly_decayed):
@@ -118,7 +144,7 @@ def _one_step_agrees(fn) -> None:
     moved = []
     for make_groups in (fn, reference):
         model = _bert()
-        opt = torch.optim.AdamW([dict(g, params=list(g["params"])) for g in make_groups(model, 0.1)], lr=0.1)
+        opt = torch.optim.AdamW(make_groups(model, 0.1), lr=0.1)  # as given: AdamW checks them itself
         for p in model.parameters():
             p.grad = torch.ones_like(p)
         opt.step()
@@ -140,9 +166,10 @@ def parameter_groups(fn) -> None:
     _check(fn, _bert().to(torch.bfloat16), "minibert's BertForPreTraining in bfloat16 (model.to(torch.bfloat16))",
            0.01)
     _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table, a tied "
-                           "output layer and a 3-D weight `mix`", 0.01)
+                           "output layer, a 3-D weight `mix`, a 0-D scalar `temperature`, a (1, 6) matrix `row` and "
+                           "a 2-D table `relative_attention_bias`", 0.01)
     _one_step_agrees(fn)
     passed("parameter_groups", "4 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
-                               "a tied weight and a 3-D one): "
-                               "decay on every matrix, none on every 1-D parameter, each trainable tensor once; "
-                               "one AdamW step equals minibert's")
+                               "a tied weight, a 3-D one and a 0-D one): decay on every matrix, none on every "
+                               "parameter of fewer than 2 dimensions, each trainable tensor once; one AdamW step "
+                               "equals minibert's")

@@ -41,6 +41,11 @@ def _hint(model, got, k: int) -> str:
     for other in (k - 1, k + 1):
         if 0 <= other <= L and other != k and trainable == trainable_names(model, other):
             return f"{other} layers are trainable, not {k}: an off-by-one in which layers you keep"
+    top = [i for i in range(L - k, L) if not any(n.startswith(f"bert.encoder.layers.{i}.") for n in trainable)]
+    if top and any(str(i).startswith(str(j)) for i in top for j in range(L - k)):
+        return (f"layer {top[0]} is one of the top {k}, yet frozen: a name test such as `\"layers.1\" in name` also "
+                f"matches \"layers.{top[0]}\"; end the pattern with a dot (\"layers.1.\") or walk "
+                "model.bert.encoder.layers[i] itself")
     bottom = {n for n in trainable if any(n.startswith(f"bert.encoder.layers.{i}.") for i in range(L - k))}
     if bottom and k:
         return (f"a bottom layer is trainable ({sorted(bottom)[0]}): layers[0] is next to the embeddings; the top "
@@ -60,7 +65,9 @@ def _hint(model, got, k: int) -> str:
         f", the top {k} of the {L} layers and the pooler" if k else "")
 
 
-CASES = [(74, 32, 3, 2, 0), (75, 48, 2, 2, 0), (76, 32, 2, 3, 1), (77, 32, 2, 3, 2), (78, 32, 2, 3, 3)]
+# (seed, H, K, L, top_layers); the last has 12 layers, where "layers.1" is a prefix of "layers.10" and "layers.11"
+CASES = [(74, 32, 3, 2, 0), (75, 48, 2, 2, 0), (76, 32, 2, 3, 1), (77, 32, 2, 3, 2), (78, 32, 2, 3, 3),
+         (80, 16, 2, 12, 2)]
 AGAIN = (79, 32, 2, 3, (0, 2, 1))  # one model, frozen by one call and then given others: k = 0, then 2, then 1
 
 
@@ -78,9 +85,12 @@ def _check_one(fn, model, name: str, k: int, seed: int, before: str = "") -> Non
                     "what learns as well as False on the rest, since a model may come in frozen")
         raise ExerciseError(f"{name}: expected {expected} trainable numbers; received {got!r}, and {counted} "
                             f"numbers of the model have requires_grad\n  hint: {hint}")
-    if not model.training and model.bert.training is False:
-        raise ExerciseError(f"{name}: your function switched the model to eval mode; freezing is requires_grad, "
-                            "dropout still belongs to training (the loop calls model.train())")
+    if not all(m.training for m in model.modules()):
+        off = [n for n, m in model.named_modules() if not m.training]  # parents before their children
+        where = "the model" if "" in off else f"model.{off[0]}"
+        raise ExerciseError(f"{name}: your function switched {where} to eval mode; freezing is requires_grad, "
+                            "dropout still belongs to training (the statement asks for the model left in training "
+                            "mode)")
     model.zero_grad(set_to_none=True)
     ids = torch.randint(0, 60, (2, 5), generator=torch.Generator().manual_seed(seed))
     model(ids, labels=torch.tensor([0, 1])).loss.backward()  # a step's gradients reach only what learns
@@ -100,6 +110,6 @@ def freeze_encoder(fn) -> None:
         before = f"the call with top_layers={ks[i - 1]}" if i else ""
         _check_one(fn, model, f"one BertForSequenceClassification ({L} layers) given top_layers="
                    + ", then ".join(map(str, ks[:i + 1])), k, seed, before)
-    passed("freeze_encoder", f"{len(CASES)} models: with top_layers=0 only W and b train (K·H + K numbers); with "
-                             "k > 0 the top k layers and the pooler too, and no gradient reaches the rest; one model "
-                             "frozen by a call, then unfrozen to its top 2 layers, then 1")
+    passed("freeze_encoder", f"{len(CASES)} models (2, 3 and 12 layers): with top_layers=0 only W and b train "
+                             "(K·H + K numbers); with k > 0 the top k layers and the pooler too, and no gradient "
+                             "reaches the rest; one model frozen by a call, then unfrozen to its top 2 layers, then 1")

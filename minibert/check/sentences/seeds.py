@@ -15,7 +15,8 @@ from ..common import ExerciseError, as_float, call, passed
 def _pick_ref(dev, test, *, by="mean", source="dev", ddof=1, report="dev"):
     """(best setting, its mean, its sd); the keyword arguments produce the usual mistakes."""
     scores = dev if source == "dev" else test
-    key = {"mean": statistics.fmean, "max": max, "median": statistics.median}[by]
+    key = {"mean": statistics.fmean, "max": max, "median": statistics.median,
+           "rounded": lambda v: round(statistics.fmean(v), 2)}[by]
     best = max(scores, key=lambda s: key(scores[s]))
     values = (dev if report == "dev" else test)[best]
     sd = statistics.stdev(values) if ddof == 1 else statistics.pstdev(values)
@@ -35,6 +36,9 @@ MISTAKES = [
     ("this setting has the best *median* dev score; the exercise asks for the best *mean* over the seeds "
      "(statistics.fmean): with few seeds one bad restart moves the mean, and that is part of the setting's score",
      dict(by="median")),
+    ("this setting's mean equals the best one only once rounded to two decimals: compare the means as they "
+     "are, and round only what you print (a table's rounding is for reading, not for choosing)",
+     dict(by="rounded")),
     ("the best single seed, and the population sd", dict(by="max", ddof=0)),
     ("chosen on test, with the population sd", dict(source="test", ddof=0)),
 ]
@@ -96,11 +100,14 @@ def pick_setting(fn) -> None:
     uneven = {"a": [0.70, 0.70, 0.70, 0.70], "b": [0.80, 0.78]}  # a run killed early: b has 2 seeds, a 4
     _check(f"hand case: settings with 4 and 2 seeds, dev {uneven}, test equal to dev", fn, uneven,
            copy.deepcopy(uneven))
+    near = {"a": [0.801, 0.803], "b": [0.803, 0.805]}  # means 0.802 and 0.804: both 0.80 to two decimals
+    _check(f"hand case: means that agree to two decimals, dev {near}, test equal to dev", fn, near,
+           copy.deepcopy(near))
     rng = random.Random(73)
     cases = [(18, 2), (6, 3), (4, 5), (2, 4)]
     for settings, seeds in cases:
         dev, test = _random_case(rng, settings, seeds)
         _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
                fn, dev, test)
-    passed("pick_setting", f"4 hand-computed cases and {len(cases)} random grids agree with "
+    passed("pick_setting", f"5 hand-computed cases and {len(cases)} random grids agree with "
                            "minibert.finetune.sweep.summary, chosen on dev")

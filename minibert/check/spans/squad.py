@@ -8,16 +8,20 @@ from __future__ import annotations
 import random
 import re
 import string
+import unicodedata
 from collections import Counter
 
 from ...finetune.metrics import squad_f1 as reference_f1
 from ..common import ExerciseError, as_float, passed, valid_lines
 
 
-def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="tokens", sets=None, empty=1.0):
+def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="tokens", sets=None, empty=1.0,
+        accents=True):
     """F1 with the usual mistakes switched on by the keyword arguments."""
     def normalise(s):
-        s = s.lower() if lower else s
+        s = s.casefold() if lower == "casefold" else s.lower() if lower else s
+        if not accents:  # NFKD, combining marks dropped: "café" -> "cafe"
+            s = "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
         if punctuation == "regex":  # [^\w\s]: every Unicode mark goes, "_" (a word character) stays
             s = re.sub(r"[^\w\s]", "", s)
         elif punctuation == "space":
@@ -64,6 +68,10 @@ MISTAKES = [
     ("punctuation was replaced by a space; SQuAD deletes it, so \"don't\" becomes one token, \"dont\"",
      dict(punctuation="space")),
     ("upper and lower case differ: normalise with .lower() first", dict(lower=False)),
+    ("this is str.casefold(), which also turns \"ß\" into \"ss\"; SQuAD's scripts use str.lower(), which keeps "
+     "\"ß\"", dict(lower="casefold")),
+    ("accents were stripped (\"é\" became \"e\"); SQuAD's normalisation only lower-cases letters and keeps "
+     "their accents", dict(accents=False)),
     ("this is F1 over characters; SQuAD's F1 is over the normalised answer's tokens (words, split on whitespace)",
      dict(unit="characters")),
     ("the tokens were counted as a set: a token repeated on both sides counts as many times as it occurs on "
@@ -87,6 +95,8 @@ HAND = [
     ("don't", "dont", 1.0, "punctuation is deleted, not replaced by a space: don't -> dont, one token"),
     ("snake_case", "snakecase", 1.0, "'_' is in string.punctuation, so it is deleted (a regular expression's \\w "
      "keeps it)"),
+    ("Straße", "strasse", 0.0, "str.lower() keeps 'ß' (str.casefold() would make it 'ss'): two other words"),
+    ("Café", "cafe", 0.0, "lower case keeps the accent: 'café' is another token than 'cafe'"),
     ("«Ahab»", "Ahab", 0.0, "only ASCII punctuation (string.punctuation) is deleted: « and » stay, so «ahab» is "
      "another token than ahab"),
     ("an apple", "apple", 1.0, "'an' is an article too, removed like 'a' and 'the'"),
