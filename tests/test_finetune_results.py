@@ -107,7 +107,9 @@ FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/cou
         "sentiment/course-sentiment-1000": "sentiment/course-random-1000",
         "sentiment/course-nsp": "sentiment/course-random", "sentiment/course-nsp-1000": "sentiment/course-random-1000",
         "sentiment/gpu-mini-pretrained-1000": "sentiment/gpu-mini-random-1000",
-        "sentiment/course-pretrained-1000-passes": "sentiment/course-random-1000-passes"}
+        "sentiment/course-pretrained-1000-passes": "sentiment/course-random-1000-passes",
+        "sentiment/course-pretrained-500-passes": "sentiment/course-random-500-passes",
+        "sentiment/course-sentiment-1000-passes": "sentiment/course-random-1000-passes"}
 
 
 def fair_row(name: str) -> str:

@@ -91,6 +91,10 @@ mini1000="$claim --samples 2 --select-seeds 1 --seeds 5 --select-lr 1e-4,3e-4,1e
 mini1000="${mini1000/--max-train-examples 2000/--max-train-examples 1000}"
 run sentiment/gpu-mini-pretrained-1000 $mini1000 --model results/gpu/course-mini
 run sentiment/gpu-mini-random-1000     $mini1000 --model results/gpu/course-mini --init random
+# ... and with each arm choosing its passes (3 or 10) with its rate, as the course model's above: 94 steps may be
+# too few for the random twin here too.
+run sentiment/gpu-mini-random-1000-passes     $mini1000 --select-epochs 3,10 --model results/gpu/course-mini --init random
+run sentiment/gpu-mini-pretrained-1000-passes $mini1000 --select-epochs 3,10 --model results/gpu/course-mini
 # The feature-based way on the course model: the encoder frozen (its pooler too, which no NSP
 # trained), only a new classifier learns, each arm at its own rate chosen as above from larger
 # candidates (one linear layer needs larger steps than the whole network).
