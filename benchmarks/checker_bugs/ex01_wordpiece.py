@@ -637,3 +637,116 @@ def cached_character_map(text):
         return f" {low} " if is_ideograph(ord(ch)) else low
 
     return "".join(map(becomes, text)).split()
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX.batch = 5
+
+
+@EX.bug
+def accents_stripped_word_by_word(text):
+    """I cut the cleaned, lower-cased text into words and punctuation first and stripped the accents of each word afterwards, so a word made only of combining marks is left as an empty string.
+    Differs on: "a \\u0301 b" (expected ["a", "b"], gives ["a", "", "b"]); also "x\\u1fefy" (NFD turns the Greek varia into "`", which I no longer split off: gives ["x`y"], expected ["x", "`", "y"])."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _is_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append(ch.lower())
+    words = _words_b3("".join(out), _bert_punct)
+    return ["".join(c for c in unicodedata.normalize("NFD", w) if unicodedata.category(c) != "Mn") for w in words]
+
+
+@EX.bug
+def latin1_taken_for_ascii(text):
+    """I tested "ASCII" with ord(ch) < 256 (the extended ASCII I remembered), so the Latin-1 symbols £ × ° © ¬ count as punctuation too.
+    Differs on: "5×3" (expected ["5×3"], gives ["5", "×", "3"]); "£5" (expected ["£5"], gives ["£", "5"])."""
+    def is_punct(c):
+        return (ord(c) < 256 and not c.isalnum() and not c.isspace()) or unicodedata.category(c).startswith("P")
+    return _words_b3(_clean_b4(text), is_punct)
+
+
+@EX.bug
+def zero_widths_listed_by_hand(text):
+    """Instead of the whole category Cf I dropped the invisible characters I knew, U+200B to U+200D and U+FEFF, so the other format characters (soft hyphen, word joiner, direction marks) stay in the words.
+    Differs on: "soft\\u00adhyphen" (expected ["softhyphen"], gives ["soft\\xadhyphen"]); "a\\u2060b"."""
+    invisible = "\x00\ufffd\u200b\u200c\u200d\ufeff"
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in invisible or cat in ("Cc", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _is_cjk(ch) else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def ideographs_by_unicode_name(text):
+    """I recognised an ideograph by its Unicode name, unicodedata.name(ch, "").startswith("CJK"), which also takes the CJK radicals and strokes and the extension blocks missing from CJK_RANGES, and misses unassigned code points inside them.
+    Differs on: "x\\u2e80y" (a CJK radical: expected ["x⺀y"], gives ["x", "⺀", "y"]); "x\\U0002ceb0y" (Extension F); "x\\U0002b739y" (unassigned, in a range: expected three words)."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if unicodedata.name(ch, "").startswith("CJK") else kept)
+    return _words_b3("".join(out), _bert_punct)
+
+
+@EX.bug
+def digits_taken_for_punctuation(text):
+    """I tested ASCII punctuation as ch.isascii() and not ch.isalpha(), forgetting the digits, so every digit becomes a word of its own.
+    Differs on: "route 66" (expected ["route", "66"], gives ["route", "6", "6"]); "b2b"."""
+    def is_punct(c):
+        return (c.isascii() and not c.isalpha() and not c.isspace()) or unicodedata.category(c).startswith("P")
+    return _words_b3(_clean_b4(text), is_punct)
+
+
+@EX.bug
+def apostrophes_kept_inside_words(text):
+    """I kept an apostrophe (' or ’) between two letters inside its word, as English tokenizers keep "don't", and split off every other punctuation mark.
+    Differs on: "don't" (expected ["don", "'", "t"], gives ["don't"]); "l’homme"."""
+    words = []
+    for chunk in _clean_b4(text).split():
+        current = ""
+        for j, ch in enumerate(chunk):
+            inside = ch in "'\u2019" and current[-1:].isalpha() and chunk[j + 1:j + 2].isalpha()
+            if _bert_punct(ch) and not inside:
+                if current:
+                    words.append(current)
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+@EX.correct
+def translation_table(text):
+    """One str.translate table, built for the distinct characters of the text, maps each to what it becomes (ideographs and punctuation padded with spaces); then one split."""
+    def becomes(ch):
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            return " "
+        if ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            return ""
+        kept = [c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"]
+        kept = "".join(f" {c} " if _bert_punct(c) else c for c in kept)
+        return f" {kept} " if _is_cjk(ch) else kept
+
+    return text.translate({ord(ch): becomes(ch) for ch in set(text)}).split()

@@ -401,3 +401,85 @@ def softmax_over_the_real_keys(q, k, v, key_mask=None):
         if keep[b].any():
             probs[b][..., keep[b]] = torch.softmax(scores[b][..., keep[b]], dim=-1)
     return torch.matmul(probs, v), probs
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX.batch = 5
+
+
+@EX.bug
+def filled_where_the_mask_is_true(q, k, v, key_mask=None):
+    """I handed the mask to masked_fill as it came, key_mask.bool()[:, None, None, :], forgetting that masked_fill fills where the mask is True: the real tokens are hidden and the padding is kept.
+    Differs on: B = nh = T_q = 1, T_k = 2, key_mask = [[1, 0]] (probs [0, 1] instead of [1, 0]); the worked example, without a mask, passes."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def softmax_minus_the_global_max(q, k, v, key_mask=None):
+    """I wrote the stable softmax by hand but subtracted scores.max(), the largest score of the whole tensor, not each row's: a row far below it underflows to 0 / 0.
+    Differs on: B = 2, key_mask = [[1, 1], [0, 0]] (sequence 1 gives NaN, not a finite row); also, unmasked, a batch whose sequence 0 has scores near +100 and sequence 1 near -100 (NaN in sequence 1)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    e = torch.exp(scores - scores.max())
+    probs = e / e.sum(dim=-1, keepdim=True)
+    return probs @ v, probs
+
+
+@EX.bug
+def probabilities_detached(q, k, v, key_mask=None):
+    """I detached the probabilities, which I return only to plot them, and computed out from that detached tensor, so no gradient reaches q or k.
+    Differs on: q and k with requires_grad=True, any values: out.sum().backward() leaves q.grad and k.grad None (the forward values are right)."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1).detach()
+    return probs @ v, probs
+
+
+@EX.bug
+def scores_multiplied_by_the_root(q, k, v, key_mask=None):
+    """I read "scaled by √hs" as multiplied by √hs, so the scores grow with the head size instead of shrinking.
+    Differs on: the worked example (scores 2·ln 9 and 0: probs [0.988, 0.012] instead of [3/4, 1/4]); any hs > 1."""
+    scores = q @ k.transpose(-2, -1) * math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def fill_built_in_float32(q, k, v, key_mask=None):
+    """I built the fill value as a tensor, torch.full(scores.shape, torch.finfo(torch.float32).min), in the default dtype, so torch.where promotes float16 and bfloat16 scores to float32.
+    Differs on: float16 (or bfloat16) q, k, v with a key_mask: probs come back float32 and probs @ v raises a dtype error; float32 and float64 pass."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        lowest = torch.full(scores.shape, torch.finfo(torch.float32).min)
+        scores = torch.where(key_mask.bool()[:, None, None, :], scores, lowest)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def scores_clamped_for_safety(q, k, v, key_mask=None):
+    """To keep exp from overflowing I clamped the scores to [-50, 50] before masking, which flattens every score beyond that range.
+    Differs on: hs = 1, q = [[60]], k = [[1], [0.9]] (scores 60 and 54: probs [0.5, 0.5] instead of [0.9975, 0.0025])."""
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).clamp(-50.0, 50.0)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.correct
+def minus_inf_then_nan_to_num(q, k, v, key_mask=None):
+    """Padded keys filled with -inf, and the NaN rows of all-padding sequences turned into zeros with nan_to_num; torch.matmul and explicit axes 2, 3."""
+    scores = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(k.shape[3])
+    if key_mask is not None:
+        scores = scores.masked_fill(key_mask[:, None, None, :] == 0, float("-inf"))
+    probs = torch.nan_to_num(torch.softmax(scores, dim=3), nan=0.0)
+    return torch.matmul(probs, v), probs

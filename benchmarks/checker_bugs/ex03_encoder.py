@@ -657,3 +657,165 @@ def checkpoint_name_by_rules(state_dict, i, layer):
 
     for name, param in layer.named_parameters():
         param.data.copy_(state_dict[theirs(name)])
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX32.batch = 5
+EX34.batch = 5
+
+
+@EX32.bug
+def attention_pair_not_unpacked(x, key_mask, layer):
+    """I wrote a = layer.attention(x, key_mask) and forgot that it returns a pair, so the residual sum adds a tuple to a tensor.
+    Differs on: any input (raises TypeError at x + a)."""
+    a = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def layer_norm_without_its_parameters(x, key_mask, layer):
+    """I normalised with F.layer_norm(h, (H,), eps=norm.eps), thinking a LayerNorm only standardises, so its learned γ and β are left out.
+    Differs on: the worked example (second LayerNorm's γ = [1, 2, 3], β = [0, 0, 1]: gives [1.4142, -0.7071, -0.7071], not [1.4142, -1.4142, -1.1213]); any trained layer."""
+    F = torch.nn.functional
+    H = x.shape[-1]
+    a, _ = layer.attention(x, key_mask)
+    h = F.layer_norm(x + a, (H,), eps=layer.attention_norm.eps)
+    return F.layer_norm(h + layer.ffn(h), (H,), eps=layer.ffn_norm.eps)
+
+
+@EX32.bug
+def built_under_no_grad(x, key_mask, layer):
+    """The layer is in eval mode, so I ran everything under torch.no_grad(), which I took to mean the same thing: the output has no graph.
+    Differs on: any x or layer with requires_grad (the layer's parameters always): out.requires_grad is False and out.sum().backward() raises; the values are right."""
+    with torch.no_grad():
+        a, _ = layer.attention(x, key_mask)
+        h = layer.attention_norm(x + a)
+        return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def ffn_residual_is_the_attention_output(x, key_mask, layer):
+    """Around the feed-forward block I added the attention's output a as the residual, not the normalised sum h that goes into the block.
+    Differs on: the worked example (ffn_norm([1, 2, 0] + [3, -s, s]) instead of ffn_norm([0, s, -s] + [3, -s, s])); any input."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(a + layer.ffn(h))
+
+
+@EX32.bug
+def relu_between_the_linears(x, key_mask, layer):
+    """I wrote the feed-forward block out from its two Linear layers as in the Transformer paper, with a ReLU between them, not the layer's GELU.
+    Differs on: any layer whose intermediate pre-activations have negative values (all-MiniLM-L6-v2's, a random EncoderLayer): differences of order 0.1."""
+    F = torch.nn.functional
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    f = layer.ffn.output(F.relu(layer.ffn.intermediate(h)))
+    return layer.ffn_norm(h + f)
+
+
+@EX32.bug
+def ffn_reads_the_unnormalised_sum(x, key_mask, layer):
+    """I gave the feed-forward block s = x + a, the sum before its LayerNorm, and used the normalised h only as the residual.
+    Differs on: any layer whose feed-forward block is not constant (a random or real layer); the worked example, whose block returns a constant, passes."""
+    a, _ = layer.attention(x, key_mask)
+    s = x + a
+    h = layer.attention_norm(s)
+    return layer.ffn_norm(h + layer.ffn(s))
+
+
+@EX32.correct
+def positionwise_parts_flattened(x, key_mask, layer):
+    """The position-wise parts (both LayerNorms and the feed-forward block) run on a flat (B·T, H) view of the tokens; only the attention sees (B, T, H)."""
+    B, T, H = x.shape
+    a = layer.attention(x, key_mask)[0]
+    h = layer.attention_norm((x + a).reshape(B * T, H))
+    out = layer.ffn_norm(h + layer.ffn(h))
+    return out.reshape(B, T, H)
+
+
+@EX34.bug
+def copied_without_no_grad(state_dict, i, layer):
+    """I copied with param.copy_(tensor) and left out the torch.no_grad() block, which I took for an optimisation.
+    Differs on: any checkpoint and a freshly built layer, whose parameters require grad (raises RuntimeError: a leaf Variable that requires grad is used in an in-place operation)."""
+    for ours, theirs in _NAMES.items():
+        module = layer.get_submodule(ours)
+        for p in ("weight", "bias"):
+            getattr(module, p).copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def gradients_switched_off_to_copy(state_dict, i, layer):
+    """Autograd refused my in-place copy, so I called param.requires_grad_(False) first, and never switched it back: the loaded layer is frozen.
+    Differs on: any checkpoint and i: the values are right, but every parameter of the layer ends with requires_grad False (True expected)."""
+    for ours, theirs in _NAMES.items():
+        module = layer.get_submodule(ours)
+        for p in ("weight", "bias"):
+            param = getattr(module, p)
+            param.requires_grad_(False)
+            param.copy_(state_dict[f"encoder.layer.{i}.{theirs}.{p}"])
+
+
+@EX34.bug
+def tensors_popped_from_the_checkpoint(state_dict, i, layer):
+    """I took each tensor out with state_dict.pop(key), to free the memory as I went: the caller's checkpoint loses layer i's sixteen tensors.
+    Differs on: any checkpoint and i: afterwards len(state_dict) is 16 smaller, and loading the same layer again raises KeyError."""
+    with torch.no_grad():
+        for ours, theirs in _NAMES.items():
+            module = layer.get_submodule(ours)
+            for p in ("weight", "bias"):
+                getattr(module, p).copy_(state_dict.pop(f"encoder.layer.{i}.{theirs}.{p}"))
+
+
+@EX34.bug
+def renamed_general_before_specific(state_dict, i, layer):
+    """I renamed the checkpoint's keys with a chain of str.replace, "output.dense" and "output.LayerNorm" before "attention.output.dense" and "attention.output.LayerNorm", and skipped the names my layer does not have, so attention's output projection and its LayerNorm are never loaded.
+    Differs on: any checkpoint and i: attention.output and attention_norm keep their initial values, without an error."""
+    steps = [("attention.self.", "attention."), ("intermediate.dense", "ffn.intermediate"),
+             ("output.dense", "ffn.output"), ("output.LayerNorm", "ffn_norm"),
+             ("attention.output.dense", "attention.output"), ("attention.output.LayerNorm", "attention_norm")]
+    own = dict(layer.named_parameters())
+    prefix = f"encoder.layer.{i}."
+    with torch.no_grad():
+        for key, tensor in state_dict.items():
+            if not key.startswith(prefix):
+                continue
+            name = key[len(prefix):]
+            for old, new in steps:
+                name = name.replace(old, new)
+            if name in own:  # the checkpoint may hold things my layer does not have
+                own[name].copy_(tensor)
+
+
+@EX34.bug
+def loop_variable_rebound(state_dict, i, layer):
+    """I looped over layer.state_dict().items() and wrote param = state_dict[...], which only rebinds my loop variable: nothing is copied.
+    Differs on: any checkpoint and i (the layer is left as built, without an error)."""
+    for name, param in layer.state_dict().items():
+        module, kind = name.rsplit(".", 1)
+        param = state_dict[f"encoder.layer.{i}.{_NAMES[module]}.{kind}"]
+
+
+@EX34.bug
+def prefix_removed_with_lstrip(state_dict, i, layer):
+    """I removed the prefix with key.lstrip(f"encoder.layer.{i}."), which strips any of those characters, not the prefix: "attention..." becomes "ttention...", and only the names starting with another letter (intermediate.dense) are found.
+    Differs on: any checkpoint and i: only ffn.intermediate is loaded; the other fourteen tensors keep their initial values, without an error."""
+    prefix = f"encoder.layer.{i}."
+    ours_by_theirs = {theirs: ours for ours, theirs in _NAMES.items()}
+    with torch.no_grad():
+        for key, tensor in state_dict.items():
+            if key.startswith(prefix):
+                theirs, p = key.lstrip(prefix).rsplit(".", 1)
+                ours = ours_by_theirs.get(theirs)
+                if ours is not None:  # the checkpoint may hold things my layer does not have
+                    getattr(layer.get_submodule(ours), p).copy_(tensor)
+
+
+@EX34.correct
+def copied_through_detached_views(state_dict, i, layer):
+    """Each sub-module found by functools.reduce(getattr, ...) over its dotted name; copied into param.detach(), which shares the parameter's memory (so no torch.no_grad block)."""
+    import functools
+    for ours, theirs in _NAMES.items():
+        module = functools.reduce(getattr, ours.split("."), layer)
+        for kind in ("bias", "weight"):
+            getattr(module, kind).detach().copy_(state_dict["encoder.layer.%d.%s.%s" % (i, theirs, kind)])

@@ -469,3 +469,109 @@ def coin_first_then_a_window(documents, index, rng):
     other = documents[candidates[rng.randrange(len(candidates))]]
     start = rng.randrange(len(other))
     return a_sentences, other[start:start + len(document) - a_end], False
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX.batch = 5
+
+
+@EX.bug
+def notnext_slice_ends_at_the_count(documents, index, rng):
+    """For NotNext I sliced the other document as other[start:n], with n the number of sentences I wanted, instead of other[start:start + n]: B is empty whenever start >= n.
+    Differs on: [["a1", "a2"], ["b1", "b2", "b3"]], index 0: a_end = 1, n = 1, and a NotNext start of 1 or 2 gives (["a1"], [], False) instead of ["b2"] or ["b3"]."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    n = len(document) - a_end
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:n], False
+
+
+@EX.bug
+def notnext_start_leaves_a_sentence(documents, index, rng):
+    """I drew the NotNext start with rng.randrange(len(other) - 1), as I had drawn A's end, so B never starts at the other document's last sentence, and a one-sentence document raises.
+    Differs on: the worked example's documents, index 0: a NotNext draw of document 2 (["c1"]) raises ValueError (empty range); with [["a1", "a2"], ["b1", "b2"]], B is never ["b2"]."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]) - 1)
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def coin_from_randint_zero_to_two(documents, index, rng):
+    """I tossed the coin with rng.randint(0, 2) == 1, thinking randint(0, 2) gives 0 or 1 like randrange, so IsNext comes one time in three.
+    Differs on: [["a1", "a2"], ["b1"]], index 0, seeds 0 to 1999: about 33% IsNext instead of 50%."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.randint(0, 2) == 1:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def sentences_stripped(documents, index, rng):
+    """I returned each sentence with .strip(), to tidy the spaces and newlines a sentence splitter leaves, so A and B are no longer the document's own sentences.
+    Differs on: [["a1 ", "a2\\n"], ["b1 "]], index 0: A is ["a1"] instead of ["a1 "], and B ["a2"] or ["b1"] instead of ["a2\\n"] or ["b1 "]."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = [s.strip() for s in document[:a_end]]
+    if rng.random() < 0.5:
+        return a_sentences, [s.strip() for s in document[a_end:]], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return a_sentences, [s.strip() for s in documents[other][start:start + len(document) - a_end]], False
+
+
+@EX.bug
+def paper_labels_as_strings(documents, index, rng):
+    """I returned the paper's labels, "IsNext" and "NotNext", as is_next (and "NotNext" is a true value).
+    Differs on: any call: is_next is "IsNext" or "NotNext" instead of True or False; a NotNext pair tests as true."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], "IsNext"
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], "NotNext"
+
+
+@EX.bug
+def label_from_a_second_toss(documents, index, rng):
+    """I set is_next = rng.random() < 0.5 first and then, writing the if, tossed again with rng.random() < 0.5, so the label and the B it comes with disagree half of the time.
+    Differs on: [["a1", "a2"], ["b1"]], index 0: some seeds give (["a1"], ["a2"], False) or (["a1"], ["b1"], True)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    is_next = rng.random() < 0.5
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], is_next
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], is_next
+
+
+@EX.correct
+def bits_and_choices(documents, index, rng):
+    """The coin from rng.getrandbits(1); the other document by rng.choices over the other indices; A and B built index by index, B stopping at its document's end."""
+    document = documents[index]
+    a_end = 1 + rng.randrange(len(document) - 1)
+    a_sentences = [document[j] for j in range(a_end)]
+    if rng.getrandbits(1):
+        return a_sentences, [document[j] for j in range(a_end, len(document))], True
+    (other,) = rng.choices([j for j in range(len(documents)) if j != index])
+    source = documents[other]
+    start = rng.randrange(len(source))
+    stop = min(len(source), start + len(document) - a_end)
+    return a_sentences, [source[j] for j in range(start, stop)], False

@@ -857,3 +857,217 @@ def label_counts_up_front(model, batch, k):
         loss.backward()
         total += loss.item()
     return total
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX52.batch = 5
+EX53.batch = 5
+
+
+@EX52.bug
+def tied_weights_skipped_with_in(model, weight_decay):
+    """To put a tied weight in once, I kept a list of the parameters seen and skipped p when p in seen (`in` compares tensors with ==, not by identity).
+    Differs on: torch.nn.Linear(3, 2): testing its bias (2,) against the weight (2, 3) raises RuntimeError (the solution returns the two groups)."""
+    seen, decay, no_decay = [], [], []
+    for p in model.parameters():
+        if not p.requires_grad or p in seen:
+            continue
+        seen.append(p)
+        (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def decay_given_to_the_vectors(model, weight_decay):
+    """I mixed up my two lists when writing the groups: the 1-D parameters got weight_decay and the matrices 0.0.
+    Differs on: torch.nn.Linear(3, 2) with weight_decay=0.01: the weight (2, 3) is in the group with 0.0, the bias in the one with 0.01."""
+    matrices, vectors = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (matrices if p.ndim >= 2 else vectors).append(p)
+    return [{"params": vectors, "weight_decay": weight_decay}, {"params": matrices, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def vectors_only_kept_from_decay(model, weight_decay):
+    """I sent the vectors (p.ndim == 1) to the no-decay group and everything else to the decay group, so a 0-d learned scalar is decayed.
+    Differs on: torch.nn.ParameterDict({"w": Parameter(torch.ones(2, 3)), "s": Parameter(torch.tensor(1.0))}): the scalar is in the decayed group (the solution: not decayed)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (no_decay if p.ndim == 1 else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def ties_found_by_value(model, weight_decay):
+    """To put a tied weight in once, I skipped a parameter equal (torch.equal) to one already taken, so two LayerNorms still at their initial values count as one.
+    Differs on: torch.nn.Sequential(torch.nn.LayerNorm(3), torch.nn.LayerNorm(3)): the no-decay group holds 2 tensors instead of 4."""
+    taken, decay, no_decay = [], [], []
+    for p in model.parameters():
+        if not p.requires_grad:
+            continue
+        if any(q.shape == p.shape and torch.equal(q, p) for q in taken):
+            continue
+        taken.append(p)
+        (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def frozen_put_in_the_no_decay_group(model, weight_decay):
+    """I put the frozen parameters in the no-decay group, where nothing pulls them towards 0 (a frozen matrix does not move, I thought, if it is not decayed).
+    Differs on: torch.nn.Linear(3, 2) with its weight frozen: the weight is in the no-decay group (the solution leaves it out)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        (decay if p.requires_grad and p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def state_dict_with_keep_vars(model, weight_decay):
+    """I read the parameters from model.state_dict(keep_vars=True) (the real Parameters, not detached copies), but a state dict lists a tied weight under each of its names.
+    Differs on: a Sequential(Linear(3, 3), Linear(3, 3)) with the second weight tied to the first: the decay group holds that weight twice (2 entries instead of 1)."""
+    decay, no_decay = [], []
+    for t in model.state_dict(keep_vars=True).values():
+        if isinstance(t, torch.nn.Parameter) and t.requires_grad:
+            (decay if t.ndim >= 2 else no_decay).append(t)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def compressed_by_a_mask(model, weight_decay):
+    """The trainable parameters in a tuple, a list of booleans (is it a matrix?), and itertools.compress for each group."""
+    import itertools
+    trainable = tuple(p for p in model.parameters() if p.requires_grad)
+    is_matrix = [len(p.size()) > 1 for p in trainable]
+    return [{"params": list(itertools.compress(trainable, is_matrix)), "weight_decay": weight_decay},
+            {"params": list(itertools.compress(trainable, [not m for m in is_matrix])), "weight_decay": 0.0}]
+
+
+@EX53.bug
+def model_switched_to_train_mode(model, batch, k):
+    """I called model.train() first, since gradients are computed in training (dropout then runs on a model handed over in eval mode, and it is left in training mode).
+    Differs on: a BertForPreTraining with hidden_dropout_prob=0.1 put in eval mode: the returned loss and the gradients differ, and model.training is True afterwards."""
+    model.train()
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def stale_gradients_zeroed_in_place(model, batch, k):
+    """I cleared the stale gradients with p.grad.zero_() for every parameter, forgetting that a parameter that never had a gradient has p.grad None.
+    Differs on: a freshly built model (every .grad None): AttributeError, where the solution accumulates the gradient."""
+    for p in model.parameters():
+        p.grad.zero_()
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def loss_rebuilt_from_numbers(model, batch, k):
+    """I weighed the losses as numbers (.item()) and, when backward() said the result has no grad_fn, made it a tensor with requires_grad=True: no gradient reaches the model.
+    Differs on: any batch, e.g. 4 rows of 10 with 1, 6, 6, 6 labels and k = 2: every .grad stays None (the returned loss is right)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = int((batch["labels"] != -100).sum())
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        n = int((piece["labels"] != -100).sum())
+        value = out.mlm_loss.item() * n / labelled + out.nsp_loss.item() * size / rows
+        loss = torch.tensor(value, requires_grad=True)
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def shares_then_divided_by_k(model, batch, k):
+    """I weighed each micro-batch's losses by n_i / N and B_i / B, and then also divided by k, as the chapter's loop does for accumulation.
+    Differs on: any batch with k = 2: the gradients and the returned loss are half the solution's (right only for k = 1)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = (out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows) / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def only_the_encoder_cleared(model, batch, k):
+    """I cleared the stale gradients with model.bert.zero_grad(), the encoder, so the MLM head's and the NSP head's old gradients stay and are added to.
+    Differs on: any batch after model.nsp.weight.grad (and model.mlm's) is filled with ones: those gradients are off by the stale values."""
+    model.bert.zero_grad(set_to_none=True)
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def labelled_counted_with_count_nonzero(model, batch, k):
+    """I counted the labelled positions with labels.count_nonzero(), as if the unlabelled ones held 0 (they hold -100, which counts too).
+    Differs on: 4 rows of 10 with 1, 6, 6, 6 labels, k = 2: MLM weights 1/2 and 1/2 instead of 7/19 and 12/19."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = batch["labels"].count_nonzero()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * piece["labels"].count_nonzero() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def unflattened_rows(model, batch, k):
+    """Every tensor reshaped to (k, B / k, ...) with unflatten and micro-batch i read as [i]; the loss written as (mlm · n_i + nsp · N / k) / N; a list of the pieces' losses summed."""
+    model.zero_grad()
+    pieces = {key: value.unflatten(0, (k, -1)) for key, value in batch.items()}
+    N = float((batch["labels"] != -100).sum())
+    losses = []
+    for i in range(k):
+        out = model(**{key: value[i] for key, value in pieces.items()})
+        n = float((pieces["labels"][i] != -100).sum())
+        loss = (out.mlm_loss * n + out.nsp_loss * N / k) / N
+        loss.backward()
+        losses.append(loss.item())
+    return sum(losses)

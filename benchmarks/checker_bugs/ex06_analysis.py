@@ -365,3 +365,91 @@ def ridge_by_svd_in_numpy(train_x, train_y, test_x, test_y, alpha=1.0):
     W = Vt.T @ ((s / (s ** 2 + alpha))[:, None] * (U.T @ Y))
     t = np.hstack([(test_x.detach().cpu().double().numpy() - mean) / std, np.ones((len(test_x), 1))])
     return float(np.mean((t @ W).argmax(1) == test_y.cpu().numpy()))
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX.batch = 5
+
+
+@EX.bug
+def squares_added_as_features(train_x, train_y, test_x, test_y, alpha=1.0):
+    """To help the probe I appended each feature's square to the features before the ridge fit, so the tags' boundaries are no longer linear in x.
+    Differs on: on a line, train x = -1, -0.5, 0, 0.5, 1 (tag 0) and -3, -2.5, 2.5, 3 (tag 1), test x = 0.2, -2.8, 2.8 (tags 0, 1, 1): 1.0 instead of the solution's 0.333."""
+    def features(x):
+        x = x.double()
+        return torch.cat([x, x ** 2], dim=1)
+    x = features(train_x)
+    mean, std = x.mean(0), x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones((x - mean) / std), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    return ((_ones((features(test_x) - mean) / std) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def accuracy_in_percent(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I returned the accuracy in percent, as the paper's tables print it.
+    Differs on: the worked line (x = 1, 1.5, 2 tag 0; 3, 3.5, 4 tag 1; test 1.2, 3.8): 100.0 instead of 1.0."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    predicted = (_ones(((test_x - mean) / std).double()) @ W).argmax(-1)
+    return 100.0 * (predicted == test_y).double().mean().item()
+
+
+@EX.bug
+def arg_max_without_a_dimension(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I wrote scores.argmax() without dim=-1, which gives one index into the flattened (M, K) scores, compared with every test tag.
+    Differs on: the worked line (x = 1, 1.5, 2 tag 0; 3, 3.5, 4 tag 1; test 1.2, 3.8): 0.5 instead of 1.0 (the flat index is 0, right for the first word only)."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    W = _ridge(_ones(((train_x - mean) / std).double()), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    predicted = (_ones(((test_x - mean) / std).double()) @ W).argmax()
+    return (predicted == test_y).double().mean().item()
+
+
+@EX.bug
+def two_tags_thresholded_at_zero(train_x, train_y, test_x, test_y, alpha=1.0):
+    """With two tags I fitted one column, the 0/1 target of tag 1, and predicted tag 1 where its score is above 0 (the threshold for 0/1 targets is 0.5).
+    Differs on: the worked line (x = 1, 1.5, 2 tag 0; 3, 3.5, 4 tag 1), test x = 1.0, 2.0, 3.8 (tags 0, 0, 1): 0.667 instead of 1.0 (2.0 scores 0.25 > 0)."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A, T = _ones(((train_x - mean) / std).double()), _ones(((test_x - mean) / std).double())
+    K = int(train_y.max()) + 1
+    if K == 2:
+        w = _ridge(A, train_y.double()[:, None], alpha)
+        predicted = ((T @ w).squeeze(1) > 0).long()
+    else:
+        predicted = (T @ _ridge(A, F.one_hot(train_y, K).double(), alpha)).argmax(-1)
+    return (predicted == test_y).double().mean().item()
+
+
+@EX.bug
+def standardised_with_every_word(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I standardised with the mean and std of all the words I was given, training and test together (only the features, not the tags, so no leak, I thought).
+    Differs on: torch.manual_seed(3); train_x = randn(8, 3) * 3, train_y = randint(3, (8,)), test_x = randn(10, 3) + 5, test_y = randint(3, (10,)): 0.5 instead of 0.4."""
+    everything = torch.cat([train_x, test_x]).double()
+    mean, std = everything.mean(0), everything.std(0).clamp_min(1e-6)
+    W = _ridge(_ones((train_x.double() - mean) / std), F.one_hot(train_y, int(train_y.max()) + 1).double(), alpha)
+    return ((_ones((test_x.double() - mean) / std) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def normal_equations_inverted_without_alpha(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I solved plain least squares, W = inv(AᵀA) AᵀY, leaving out α I (the ridge term only shrinks W, I thought), so a feature constant on the training words makes AᵀA singular.
+    Differs on: the worked line with a second feature that is 0 for every word: torch.linalg.inv raises (the solution gives 1.0)."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = _ones(((train_x - mean) / std).double())
+    W = torch.linalg.inv(A.T @ A) @ A.T @ F.one_hot(train_y, int(train_y.max()) + 1).double()
+    return ((_ones(((test_x - mean) / std).double()) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.correct
+def ridge_through_the_eigenvectors(train_x, train_y, test_x, test_y, alpha=1.0):
+    """The same ridge solved through the eigen-decomposition of the Gram matrix AᵀA = V diag(λ) Vᵀ, W = V diag(1 / (λ + α)) Vᵀ AᵀY; features standardised with torch.std_mean."""
+    std, mean = torch.std_mean(train_x, dim=0)
+    std, mean = std.clamp_min(1e-6).double(), mean.double()
+    def design(x):
+        z = (x.double() - mean) / std
+        return torch.hstack([z, z.new_ones(z.shape[0], 1)])
+    A = design(train_x)
+    Y = torch.eye(int(train_y.max()) + 1, dtype=A.dtype)[train_y]
+    eigenvalues, V = torch.linalg.eigh(A.T @ A)
+    W = V @ ((V.T @ (A.T @ Y)) / (eigenvalues + alpha)[:, None])
+    right = (design(test_x) @ W).argmax(dim=1).eq(test_y)
+    return right.sum().item() / right.numel()

@@ -702,3 +702,181 @@ def submodules_by_path(model, top_layers=0):
     for path in paths:
         model.get_submodule(path).requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX73.batch = 5
+EX74.batch = 5
+
+
+@EX73.bug
+def max_of_the_means_dict(dev, test):
+    """I built means = {setting: mean} and took max(means), which compares the names (the last in alphabetical order), not the means.
+    Differs on: {"a": [0.78, 0.76, 0.77], "b": [0.80, 0.70, 0.75]}: ("b", 0.75, 0.05) instead of ("a", 0.77, 0.01) (the worked example, names swapped)."""
+    means = {setting: statistics.fmean(scores) for setting, scores in dev.items()}
+    best = max(means)
+    return best, means[best], statistics.stdev(dev[best])
+
+
+@EX73.bug
+def mean_minus_sd_chosen(dev, test):
+    """I chose the setting with the highest mean - sd, the most reliable one, and returned its mean and sd.
+    Differs on: {"a": [0.90, 0.70], "b": [0.79, 0.79]}: ("b", 0.79, 0.0) instead of ("a", 0.80, 0.141)."""
+    def lower(setting):
+        return statistics.fmean(dev[setting]) - statistics.stdev(dev[setting])
+    best = max(dev, key=lower)
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def grid_as_one_float_array(dev, test):
+    """I put the grid in one (settings, seeds) float array, which needs the same number of seeds in every setting.
+    Differs on: {"a": [0.80, 0.70, 0.75], "b": [0.78, 0.76]}: ValueError (inhomogeneous shape) instead of ("b", 0.77, 0.0141)."""
+    names = list(dev)
+    grid = np.array([dev[s] for s in names], dtype=float)
+    k = int(grid.mean(axis=1).argmax())
+    return names[k], float(grid[k].mean()), float(grid[k].std(ddof=1))
+
+
+@EX73.bug
+def median_reported_as_the_centre(dev, test):
+    """I chose by the mean, but reported the median as the centre of the ± (more robust to one bad seed, I thought).
+    Differs on: {"a": [0.9, 0.5, 0.6], "b": [0.6, 0.6, 0.61]}: ("a", 0.6, 0.208) instead of ("a", 0.667, 0.208)."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    return best, statistics.median(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def most_seeds_won(dev, test):
+    """I compared the settings seed by seed (the same seed, a fair comparison) and chose the one that wins the most seeds.
+    Differs on: {"a": [0.80, 0.80, 0.50], "b": [0.79, 0.79, 0.79]}: ("a", 0.70, 0.173) instead of ("b", 0.79, 0.0)."""
+    names = list(dev)
+    wins = dict.fromkeys(names, 0)
+    for scores in zip(*(dev[s] for s in names)):
+        wins[names[scores.index(max(scores))]] += 1
+    best = max(names, key=wins.get)
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def running_mean_halved(dev, test):
+    """By hand, I updated a running mean as mean = (mean + x) / 2 for each new seed, which weighs the last seeds most.
+    Differs on: {"a": [0.9, 0.5, 0.6], "b": [0.65, 0.66, 0.67]}: ("b", 0.6625, 0.0105) instead of ("a", 0.667, 0.208); the worked example comes out right."""
+    def running(scores):
+        mean = scores[0]
+        for x in scores[1:]:
+            mean = (mean + x) / 2
+        return mean
+    best = max(dev, key=lambda s: running(dev[s]))
+    m = running(dev[best])
+    xs = dev[best]
+    return best, m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+@EX73.correct
+def normal_dist_from_samples(dev, test):
+    """statistics.NormalDist.from_samples for each setting (its mean, and its stdev with n - 1); the best found by a loop with a strict >."""
+    best = None
+    for setting, scores in dev.items():
+        fit = statistics.NormalDist.from_samples(scores)
+        if best is None or fit.mean > best[1]:
+            best = (setting, fit.mean, fit.stdev)
+    return best
+
+
+@EX74.bug
+def counted_with_len(model, top_layers=0):
+    """I counted each trainable parameter's numbers with len(p), which is the size of its first axis only.
+    Differs on: any model with two labels, top_layers=0: 4 (2 rows of W and 2 of b) instead of 2·H + 2."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(len(p) for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def counted_where_a_gradient_is(model, top_layers=0):
+    """I counted the parameters whose p.grad is not None, as the ones that get a gradient (before any backward pass, none has one).
+    Differs on: a freshly built model, e.g. BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2), top_layers=0: 0 instead of 18."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.grad is not None)
+
+
+@EX74.bug
+def top_layers_switched_on_with_train(model, top_layers=0):
+    """I froze model.bert with requires_grad_(False) and switched the top layers and the pooler back on with .train(), which sets the mode, not the gradients.
+    Differs on: any model with top_layers=1: only the classifier trains (2·H + 2 with two labels)."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.train()
+        model.bert.pooler.train()
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def counted_over_every_module(model, top_layers=0):
+    """I counted by walking model.modules() and adding each module's trainable parameters, which counts a parameter once for the module and once for each module around it.
+    Differs on: any model with two labels, top_layers=0: 2·(2·H + 2) (the classifier counted for itself and for the model)."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for module in model.modules() for p in module.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def every_layer_means_the_whole_encoder(model, top_layers=0):
+    """When top_layers covers every layer, I unfroze all of model.bert (the whole encoder learns, I thought), so the embeddings learn too.
+    Differs on: a 2-layer model with top_layers=2: the embeddings' numbers are counted, and they get gradients."""
+    layers = model.bert.encoder.layers
+    if top_layers >= len(layers):
+        model.bert.requires_grad_(True)
+    else:
+        model.bert.requires_grad_(False)
+        if top_layers:
+            for layer in layers[-top_layers:]:
+                layer.requires_grad_(True)
+            model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def froze_a_copy(model, top_layers=0):
+    """I froze a deep copy of the model, so as not to change the caller's, and counted on it: the count is right but the model passed in is not frozen.
+    Differs on: any model, top_layers=0: the count matches but every parameter of the model still requires a gradient."""
+    import copy
+    frozen = copy.deepcopy(model)
+    frozen.bert.requires_grad_(False)
+    if top_layers:
+        for layer in frozen.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        frozen.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in frozen.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def modules_chained_by_role(model, top_layers=0):
+    """The modules of model.bert split into a frozen and a trained chain (itertools.chain), every parameter's flag set from its chain; the count through parameters_to_vector."""
+    import itertools
+    import torch
+    bert = model.bert
+    n = len(bert.encoder.layers)
+    lower, upper = list(bert.encoder.layers)[:n - top_layers], list(bert.encoder.layers)[n - top_layers:]
+    frozen = itertools.chain([bert.embeddings], lower, [] if top_layers else [bert.pooler])
+    trained = itertools.chain(upper, [bert.pooler] if top_layers else [])
+    for module in frozen:
+        for p in module.parameters():
+            p.requires_grad = False
+    for module in trained:
+        for p in module.parameters():
+            p.requires_grad = True
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return torch.nn.utils.parameters_to_vector(trainable).numel() if trainable else 0

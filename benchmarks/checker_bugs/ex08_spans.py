@@ -787,3 +787,174 @@ def sorted_two_pointer_overlap(prediction, gold):
         else:
             b += 1
     return 2 * shared / (len(p) + len(g))
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX82.batch = 5
+EX84.batch = 5
+
+
+@EX82.bug
+def mask_broadcast_onto_the_ends_only(start_logits, end_logits, context_mask, max_answer_length):
+    """I wrote band & context_mask, trusting broadcasting to apply the mask to both ends; it lines up with the columns, the ends, only.
+    Differs on: the worked example with start[2] = 5 (a question token), m = 3: (2, 4, 7.0) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask
+    return _pick(start_logits[:, None] + end_logits[None, :], allowed)
+
+
+@EX82.bug
+def forbidden_pairs_multiplied_by_zero(start_logits, end_logits, context_mask, max_answer_length):
+    """I multiplied the score matrix by the 0/1 allowed matrix, so a forbidden pair scores 0 rather than -inf.
+    Differs on: the worked example with every logit lowered by 10: (0, 0, -0.0) instead of (6, 6, -17.0)."""
+    T = start_logits.shape[0]
+    allowed = (_band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]).float()
+    scores = (start_logits[:, None] + end_logits[None, :]) * allowed
+    i, j = divmod(int(scores.argmax()), T)
+    return i, j, float(scores[i, j])
+
+
+@EX82.bug
+def log_probabilities_as_the_score(start_logits, end_logits, context_mask, max_answer_length):
+    """I turned the logits into log-probabilities with log_softmax first (the span's log-likelihood), so the score I return is shifted.
+    Differs on: the worked example: (6, 6, about -3.03) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    s, e = start_logits.log_softmax(-1), end_logits.log_softmax(-1)
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    return _pick(s[:, None] + e[None, :], allowed)
+
+
+@EX82.bug
+def end_window_from_position_zero(start_logits, end_logits, context_mask, max_answer_length):
+    """Two loops, j in range(i, min(T, max_answer_length)): I forgot the i + in the window's end.
+    Differs on: the worked example with max_answer_length = 3: None (no span is ever tried past position 2) instead of (6, 6, 3.0)."""
+    T = len(start_logits)
+    best = None
+    for i in range(T):
+        for j in range(i, min(T, max_answer_length)):
+            if context_mask[i] and context_mask[j]:
+                score = float(start_logits[i] + end_logits[j])
+                if best is None or score > best[2]:
+                    best = (i, j, score)
+    return best
+
+
+@EX82.bug
+def score_read_with_i_twice(start_logits, end_logits, context_mask, max_answer_length):
+    """I found the right (i, j) but typed start_logits[i] + end_logits[i] for the score I return.
+    Differs on: T = 4, mask all True, start [2, 0, 0, 0], end [0, 0, 0, 3], m = 4: (0, 3, 2.0) instead of (0, 3, 5.0)."""
+    T = start_logits.shape[0]
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = (start_logits[:, None] + end_logits[None, :]).masked_fill(~allowed, float("-inf"))
+    i, j = divmod(int(scores.argmax()), T)
+    return i, j, float(start_logits[i] + end_logits[i])
+
+
+@EX82.bug
+def axes_added_with_unsqueeze_underscore(start_logits, end_logits, context_mask, max_answer_length):
+    """I added the pair matrix's axes with start_logits.unsqueeze_(1) and end_logits.unsqueeze_(0), which reshape the caller's tensors.
+    Differs on: the worked example: the right (6, 6, 3.0), but afterwards start_logits has shape (8, 1) and end_logits (1, 8)."""
+    T = start_logits.shape[0]
+    scores = start_logits.unsqueeze_(1) + end_logits.unsqueeze_(0)
+    allowed = _band(T, max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    return _pick(scores, allowed)
+
+
+@EX82.correct
+def allowed_pairs_listed_with_nonzero(start_logits, end_logits, context_mask, max_answer_length):
+    """The allowed (i, j) pairs listed with nonzero (row by row), scored by gathering, the first best one kept."""
+    T = start_logits.shape[0]
+    rows = torch.arange(T)
+    ok = (rows[None, :] >= rows[:, None]) & (rows[None, :] < rows[:, None] + max_answer_length)
+    pairs = (ok & context_mask[:, None] & context_mask[None, :]).nonzero()  # (P, 2), in row-major order
+    values = start_logits[pairs[:, 0]] + end_logits[pairs[:, 1]]
+    k = int(values.argmax())
+    return int(pairs[k, 0]), int(pairs[k, 1]), values[k].item()
+
+
+@EX84.bug
+def articles_replaced_by_nothing(prediction, gold):
+    """I deleted the articles with re.sub(..., "", text), since the whitespace gets collapsed anyway; two neighbours with no space between them fuse.
+    Differs on: "rock–a–bye" against "rock–" (en dashes, not ASCII punctuation): 0.0 instead of 2/3."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", "", _strip_punct(t.lower())).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def punctuation_class_not_escaped(prediction, gold):
+    """I deleted punctuation with re.sub(f"[{string.punctuation}]", "", text), without re.escape: the backslash escapes "]" and is itself kept.
+    Differs on: "AC\\DC" against "ACDC": 0.0 instead of 1.0."""
+    import warnings
+
+    def norm(t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            t = re.sub(f"[{string.punctuation}]", "", t.lower())
+        return re.sub(r"\b(a|an|the)\b", " ", t).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def ignorecase_passed_as_the_count(prediction, gold):
+    """I wrote re.sub(r"\\b(a|an|the)\\b", " ", text, re.IGNORECASE): the flag lands in the count argument, so only the first two articles go.
+    Differs on: "the whale and a ship and an oar" against "whale and ship and oar": 10/11 instead of 1.0."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower()), re.IGNORECASE).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.bug
+def lengths_of_the_normalised_strings(prediction, gold):
+    """My normalise returns the cleaned string; I split it for the Counters but divided by len() of the strings, their characters.
+    Differs on: "Captain Ahab" against "Ahab": 0.125 instead of 2/3."""
+    def normalise(t):
+        return " ".join(re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split())
+    p, g = normalise(prediction), normalise(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p.split()) & Counter(g.split())).values())
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def rounded_to_two_decimals(prediction, gold):
+    """I rounded the F1 to two decimals, as the papers report it.
+    Differs on: "Captain Ahab" against "Ahab": 0.67 instead of 0.6667."""
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", _strip_punct(t.lower())).split()
+    return round(_f1(norm(prediction), norm(gold)), 2)
+
+
+@EX84.bug
+def one_table_for_case_and_punctuation(prediction, gold):
+    """One str.maketrans(string.ascii_uppercase, string.ascii_lowercase, string.punctuation) table lowers and strips at once, but lowers ASCII letters only.
+    Differs on: "ÉCOLE" against "école": 0.0 instead of 1.0."""
+    table = str.maketrans(string.ascii_uppercase, string.ascii_lowercase, string.punctuation)
+
+    def norm(t):
+        return re.sub(r"\b(a|an|the)\b", " ", t.translate(table)).split()
+    return _f1(norm(prediction), norm(gold))
+
+
+@EX84.correct
+def compiled_pipeline_and_harmonic_mean(prediction, gold):
+    """A tuple of compiled steps applied in turn; F1 as statistics.harmonic_mean of precision and recall."""
+    import statistics
+    steps = (str.lower,
+             lambda t: t.translate({ord(c): None for c in string.punctuation}),
+             lambda t: re.compile(r"\b(?:a|an|the)\b").sub(" ", t),
+             str.split)
+
+    def run(text):
+        for step in steps:
+            text = step(text)
+        return text
+    p, g = run(prediction), run(gold)
+    if not (p and g):
+        return 1.0 if not p and not g else 0.0
+    shared = sum((Counter(p) & Counter(g)).values())
+    return float(statistics.harmonic_mean([shared / len(p), shared / len(g)]))

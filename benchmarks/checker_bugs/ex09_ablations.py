@@ -276,3 +276,70 @@ def running_sum_of_pairs(hidden_states, mix, scale):
     for w, h in zip(weights[1:], states[1:]):
         out = out + w * h
     return out * scale
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX.batch = 5
+
+
+@EX.bug
+def layers_L_minus_3_to_L_by_index(hidden_states):
+    """I listed the layers L-3 .. L by index with L = len(hidden_states) - 1; for the L = 2 model index -1 wraps round to the top.
+    Differs on: 3 states of shape (2, 3, 4): (2, 3, 16), the top layer then layers 0, 1, 2, instead of (2, 3, 12)."""
+    L = len(hidden_states) - 1
+    return torch.cat([hidden_states[layer] for layer in range(L - 3, L + 1)], dim=-1)
+
+
+@EX.bug(checker=WEIGHTED)
+def scale_turned_into_a_float(hidden_states, mix, scale):
+    """I wrote float(scale) so that γ is a plain number whatever comes in, which cuts it off from the gradient.
+    Differs on: 5 states of shape (2, 3, 4), mix = zeros(4), scale = tensor(1.0, requires_grad=True): the same values, but backward leaves scale.grad None."""
+    weights = mix.softmax(0)
+    states = torch.stack(hidden_states[-4:], dim=0)
+    return float(scale) * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def running_concat_seeded_with_the_first(hidden_states):
+    """I built the result in a loop, out = top[0], then out = cat([out, h]) for every h in top, so the lowest of the four comes twice.
+    Differs on: 5 states of shape (2, 3, 4): (2, 3, 20) instead of (2, 3, 16)."""
+    top = hidden_states[-4:]
+    out = top[0]
+    for h in top:
+        out = torch.cat([out, h], dim=-1)
+    return out
+
+
+@EX.bug(checker=WEIGHTED)
+def stable_exp_never_normalised(hidden_states, mix, scale):
+    """I wrote the softmax by hand the stable way, exp(mix - mix.max()), and forgot to divide by the sum.
+    Differs on: 5 states of shape (2, 3, 4), mix = zeros(4), scale = 1: the sum of the top four instead of their mean."""
+    weights = torch.exp(mix - mix.max())
+    states = torch.stack(hidden_states[-4:], dim=0)
+    return scale * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def layer_axis_moved_with_transpose(hidden_states):
+    """I stacked the four as (n, B, T, H), wrote transpose(0, 2) to bring the layer axis next to H (it swaps it with the tokens) and reshaped to (B, T, n·H).
+    Differs on: 5 states of shape (2, 3, 4): the right shape, but token 0 of sequence 0 gets features of other tokens and sequences (equal only when B = 1 or T = 1)."""
+    states = torch.stack(hidden_states[-4:], dim=0)  # (n, B, T, H)
+    B, T, H = hidden_states[-1].shape
+    return states.transpose(0, 2).reshape(B, T, -1)
+
+
+@EX.bug(checker=WEIGHTED)
+def mix_shifted_in_place(hidden_states, mix, scale):
+    """Against the overflow at 90, I subtracted the largest raw weight in place, mix -= mix.max(), before the softmax.
+    Differs on: mix = tensor([1., 2., 3., 4.]) without grad: the right values, but mix becomes [-3, -2, -1, 0]; with requires_grad, a RuntimeError (a leaf used in an in-place operation)."""
+    mix -= mix.max()
+    weights = mix.softmax(0)
+    states = torch.stack(hidden_states[-4:], dim=0)
+    return scale * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.correct
+def depthwise_stack(hidden_states):
+    """torch.dstack, which joins (B, T, H) tensors along their third axis, over the states from max(0, n - 4)."""
+    start = max(0, len(hidden_states) - 4)
+    return torch.dstack(tuple(hidden_states[start:]))

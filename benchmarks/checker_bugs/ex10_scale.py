@@ -361,3 +361,87 @@ def largest_divisor_that_fits(batch_size, seq_len, processes, micro_batch_tokens
     fits = micro_batch_tokens // seq_len
     size = max(s for s in range(1, min(share, fits) + 1) if share % s == 0)
     return share // size
+
+
+# --- batch 5: written without reading any checker ------------------------------------------
+EX.batch = 5
+
+
+@EX.bug
+def binary_search_over_the_passes(batch_size, seq_len, processes, micro_batch_tokens):
+    """I binary-searched the smallest g in 1 .. share that divides the share and fits, as if that test were monotone in g.
+    Differs on: (60, 128, 1, 3200): 25 fit, the search lands on 10 instead of 3."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    lo, hi = 1, share
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if share % mid == 0 and share // mid <= fits:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@EX.bug
+def divisors_up_to_the_square_root_only(batch_size, seq_len, processes, micro_batch_tokens):
+    """I listed the share's divisors d up to its square root (they come in pairs) but forgot to add the partners share // d.
+    Differs on: (256, 512, 1, 1024): 2 fit, 128 passes needed, but no divisor up to 16 fits: ValueError instead of 128."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    divisors = [d for d in range(1, math.isqrt(share) + 1) if share % d == 0]
+    return min(g for g in divisors if share // g <= fits)
+
+
+@EX.bug
+def divisor_nearest_to_what_fits(batch_size, seq_len, processes, micro_batch_tokens):
+    """I took the micro-batch to be the divisor of the share nearest to the sequences that fit, which may lie above them.
+    Differs on: (256, 128, 1, 12800), the worked example: 100 fit, 128 is nearer than 64, so 2 instead of 4."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    size = min((d for d in range(1, share + 1) if share % d == 0), key=lambda d: abs(d - fits))
+    return share // size
+
+
+@EX.bug
+def micro_batch_divides_the_share(batch_size, seq_len, processes, micro_batch_tokens):
+    """For equal passes I checked that the micro-batch share // g divides the share, not that g does, so g passes may not cover it.
+    Differs on: (96, 512, 1, 4096): 8 fit, 96 // 11 = 8 divides 96, so 11 (11 passes of 8 make 88) instead of 12."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % (share // g) or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def search_bounded_by_what_fits(batch_size, seq_len, processes, micro_batch_tokens):
+    """I looped g over range(1, fits + 1), taking the sequences a pass holds as the most passes there can be.
+    Differs on: (256, 512, 1, 1024): 2 fit, g stops at 2: None instead of 128."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for g in range(1, fits + 1):
+        if share % g == 0 and share // g <= fits:
+            return g
+
+
+@EX.bug
+def bitwise_or_in_the_loop_test(batch_size, seq_len, processes, micro_batch_tokens):
+    """I joined the two tests with | as I do for masks, while share % g != 0 | share // g > fits, and | binds before the comparisons.
+    Differs on: (256, 128, 1, 12800), the worked example: 3 instead of 4 (the loop stops once 85 sequences fit, divisor or not)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g != 0 | share // g > fits:
+        g += 1
+    return g
+
+
+@EX.correct
+def tokens_compared_with_itertools_count(batch_size, seq_len, processes, micro_batch_tokens):
+    """The budget compared in tokens, (share // g) · seq_len ≤ micro_batch_tokens, over g from itertools.count(1)."""
+    import itertools
+    share = batch_size // processes
+    return next(g for g in itertools.count(1)
+                if share % g == 0 and (share // g) * seq_len <= micro_batch_tokens)
