@@ -103,8 +103,10 @@ def scaled_attention(fn) -> None:
     random = _random_cases(fn)
     _all_padding(fn, torch.float16)
     _negative_scores_in_half(fn)
-    passed("scaled_attention", f"{len(hand) + 2} hand-computed cases (the last two in float16) and {random} random "
-                               "ones agree with minibert and F.scaled_dot_product_attention")
+    _large_scores(fn)
+    _gradients(fn)
+    passed("scaled_attention", f"{len(hand) + 3} hand-computed cases (two in float16) and {random} random "
+                               "ones agree with minibert and F.scaled_dot_product_attention, gradients included")
 
 
 def _padded():
@@ -243,6 +245,43 @@ def _negative_scores_in_half(fn) -> None:
                                 "fill to them")
     expect_close(name + ", probs of the first sequence", probs[:1].float(),
                  _t([[[[1 / 2, 1 / 2, 0]] * 3]]), atol=2e-3)
+
+
+def _large_scores(fn) -> None:
+    # 8. Scores far from 0: hs = 1, q = [[60]], keys [[1], [0.9]], so the scores are 60 and 54 and the
+    #    probabilities 1 / (1 + e^-6) = 0.99753 and 0.00247. softmax subtracts the largest score itself;
+    #    clamping the scores (to [-50, 50], say) to keep exp finite makes them equal: [0.5, 0.5].
+    q, k, v = _t([[[[60.0]]]]), _t([[[[1.0], [0.9]]]]), _t([[[[1.0], [0.0]]]])
+    p0 = 1 / (1 + math.exp(-6))
+    name = "large scores: hs = 1, q = [[60]], k = [[1], [0.9]] (scores 60 and 54), v = [[1], [0]], key_mask None"
+    _case(fn, name, q, k, v, None, _t([[[[p0, 1 - p0]]]]), _t([[[[p0]]]]),
+          "softmax(x) = softmax(x - max x): torch's softmax stays finite for any scores, so nothing needs clamping; "
+          "a clamp flattens every score beyond it")
+
+
+def _gradients(fn) -> None:
+    """A layer learns through this function: the gradients of a loss must reach q, k and v as they reach them
+    through F.scaled_dot_product_attention (probs are returned for plotting, out is what the layer uses)."""
+    g = torch.Generator().manual_seed(22)
+    q, k, v = (torch.randn(2, 2, 4, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    key_mask = torch.tensor([[True, True, True, False], [True, True, False, False]])
+    w = torch.randn(2, 2, 4, 8, generator=g, dtype=torch.float64)  # a loss that reads every output number
+    name = "B = 2, nh = 2, T = 4, hs = 8 in float64, q, k and v requiring grad, the loss (out * w).sum()"
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    out, _ = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, *leaves, key_mask))
+    if not (isinstance(out, torch.Tensor) and out.requires_grad):
+        raise ExerciseError(f"{name}: out does not require grad, so no gradient reaches q, k or v\n  hint: compute "
+                            "out from probs that are still in autograd's graph (no .detach(), .data or "
+                            "torch.no_grad() on the way)")
+    (out * w).sum().backward()
+    ref = [t.clone().requires_grad_() for t in (q, k, v)]
+    (F.scaled_dot_product_attention(*ref, attn_mask=key_mask[:, None, None, :]) * w).sum().backward()
+    for what, got, want in zip("qkv", leaves, ref, strict=True):
+        if got.grad is None or not torch.allclose(got.grad, want.grad, atol=1e-8):
+            raise ExerciseError(f"{name}: the gradient reaching {what} differs from F.scaled_dot_product_attention's"
+                                f"\n  hint: " + ("probs were detached (or computed without a graph) before out = "
+                                                 "probs @ v: only v's gradient is left" if what != "v" else
+                                                 "out must be probs @ v"))
 
 
 def _random_cases(fn) -> int:

@@ -226,5 +226,26 @@ def encoder_layer(fn) -> None:
         layer64 = copy.deepcopy(model.encoder.layers[0]).double()
         _layer_case(fn, "layer 0 of all-MiniLM-L6-v2 in float64 (layer.double()), the real hidden states in float64",
                     layer64, hidden[0].double(), real_mask, layer64(hidden[0].double(), real_mask)[0], atol=1e-9)
+    _gradients(fn, model.encoder.layers[1], hidden[1], real_mask)
     passed("encoder_layer", f"2 hand-computed cases, 1 in float64 and {n} random and real ones agree with "
-                            "minibert's EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding)")
+                            "minibert's EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding), and so do the "
+                            "gradients that reach the layer's weights")
+
+
+def _gradients(fn, layer, x, key_mask) -> None:
+    """A layer is trained through this function: a loss's gradients must reach every weight as through
+    minibert's forward (eval mode: no dropout, the same function of the weights)."""
+    name = "layer 1 of all-MiniLM-L6-v2 on the real hidden states, its weights requiring grad, the loss (out * w).sum()"
+    sealed, reference = _sealed(layer), copy.deepcopy(layer).eval()
+    got = call(fn, name, x.clone(), key_mask, sealed)
+    if not (isinstance(got, torch.Tensor) and got.requires_grad):
+        raise ExerciseError(f"{name}: your output does not require grad, so training would never reach the layer's "
+                            "weights\n  hint: eval mode only switches dropout off; torch.no_grad(), .detach() or "
+                            ".data take the result out of autograd's graph")
+    w = torch.randn(got.shape, generator=torch.Generator().manual_seed(3_2))  # a loss that reads every number
+    (got * w).sum().backward()
+    (reference(x, key_mask)[0] * w).sum().backward()
+    for (pname, p), q in zip(sealed.named_parameters(), reference.parameters(), strict=True):
+        if p.grad is None or not torch.allclose(p.grad, q.grad, atol=1e-4, rtol=1e-3):
+            raise ExerciseError(f"{name}: the gradient reaching layer.{pname} differs from minibert's EncoderLayer's"
+                                "\n  hint: every step from the weights to the output must stay in autograd's graph")

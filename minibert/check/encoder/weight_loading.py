@@ -60,6 +60,10 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
 def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i: int, originals: dict) -> None:
     """What must hold before values are compared: the checkpoint untouched, every parameter still the
     registered parameter the layer was built with, that trains, in memory of its own."""
+    if missing := sorted(set(state) - set(given)):
+        raise ExerciseError(f"{name}: your function removed {len(missing)} key(s) from the caller's checkpoint, "
+                            f"e.g. {missing[0]}\n  hint: read state_dict[key], never state_dict.pop(key) or del: "
+                            "the checkpoint is the caller's, and the next layer (or another model) reads it too")
     for key, tensor in given.items():
         if key.startswith(f"encoder.layer.{i}.") and not torch.equal(tensor, state[key]):
             raise ExerciseError(f"{name}: your function changed the checkpoint's tensor {key} in place"

@@ -94,6 +94,37 @@ def _hint(model, batch, k, got_grads, full_grads) -> str:
             "every row in exactly one micro-batch")
 
 
+def _models_as_handed_over(fn) -> None:
+    """Two models as a loop may hand them over: a fresh one, whose .grad are all None (nothing to zero in
+    place), and one in eval mode with dropout 0.1 (the gradient is the loss's in that mode, and the mode is
+    the caller's to choose)."""
+    batch = _batch(6, 12, [2, 5, 1, 3, 3, 4], seed=7)
+    for what in ("fresh", "eval"):
+        model = _model(7)
+        if what == "eval":
+            for m in model.modules():
+                if isinstance(m, torch.nn.Dropout):
+                    m.p = 0.1
+            model.eval()
+        model.zero_grad(set_to_none=True)
+        model(**batch).loss.backward()
+        full_grads = _grads(model)
+        model.zero_grad(set_to_none=True)  # every .grad None, as in a model no backward() has reached
+        case = ("6 rows in 2 micro-batches, k=2, " + ("a freshly built model: every .grad is None" if what == "fresh"
+                else "a model in eval mode with dropout 0.1 (the caller's choice of mode)"))
+        got = call(fn, case, model, batch, 2)
+        if what == "eval" and model.training:
+            raise ExerciseError(f"{case}: your function switched the model to training mode\n  hint: the caller "
+                                "chose the mode (model.train() or model.eval()); accumulation changes the gradients, "
+                                "not the mode: dropout would run where the caller switched it off")
+        if _relative(_grads(model), full_grads) > 1e-4:
+            raise ExerciseError(f"{case}: the accumulated gradient differs from the whole batch's by "
+                                f"{_relative(_grads(model), full_grads):.2%} (relative norm)")
+        value, _ = as_float(got)
+        if value is None or not math.isclose(value, float(model(**batch).loss.detach()), rel_tol=1e-4):
+            raise ExerciseError(f"{case}: returned loss {got!r}, expected the whole batch's")
+
+
 def accumulate(fn) -> None:
     """`fn(model, batch, k) -> loss`: after it, every parameter's .grad is the gradient of
     model(**batch).loss; the returned number is that loss."""
@@ -159,6 +190,7 @@ def accumulate(fn) -> None:
             raise ExerciseError(f"{case}: returned loss {value:.6f}, expected the whole batch's {float(full.detach()):.6f}\n  "
                                 "hint: add up each micro-batch's weighted loss (not the last one, nor the mean of "
                                 "their unweighted losses)")
+    _models_as_handed_over(fn)
     passed("accumulate", f"{len(cases)} batches split in 1 to 4 micro-batches with unequal numbers of labelled "
                          "positions (token id 0 among the labels, a frozen table): the gradients and the loss of the "
                          "whole batch, from stale gradients, one backward() per micro-batch")

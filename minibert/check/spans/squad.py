@@ -102,6 +102,11 @@ HAND = [
     ("an apple", "apple", 1.0, "'an' is an article too, removed like 'a' and 'the'"),
     ("A-side", "aside", 1.0, "punctuation goes first: 'a-side' becomes 'aside', one word, before any article is "
      "removed"),
+    ("ÉCOLE", "école", 1.0, "str.lower() lowers every letter, not only A to Z: 'ÉCOLE' becomes 'école'"),
+    ("AC\\DC", "ACDC", 1.0, "the backslash is in string.punctuation, so it is deleted (in a regular expression's "
+     "[...] it must be escaped: re.escape)"),
+    ("the whale and a ship and an oar", "whale and ship and oar", 1.0, "every article goes, however many there "
+     "are (re.sub's fourth argument is a count, not the flags)"),
     ("", "", 1.0, "no answer, and none expected: a match"),
     ("the", "", 1.0, "'the' normalises to nothing: a no-answer"),
     ("", "Ahab", 0.0, "no answer given, one expected"),
