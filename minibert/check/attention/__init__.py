@@ -17,9 +17,9 @@ random cases then compare with minibert (`Embeddings`, `SelfAttention`) and with
 input and the one your result equals is named. Every checker also makes sure your function left its
 arguments as they were.
 
-One module per exercise or pair of exercises: `input_embeddings.py` (2.1), `scaled.py` (2.2),
-`masks.py` (2.3, 2.4), `multi_head.py` (2.5, 2.6); `_shared.py` holds the comparisons and seeded
-modules they share.
+One module per exercise or pair of exercises: `input_embeddings.py` (2.1), `scaled.py` (2.2, with
+the mistakes it recognises in `scaled_mistakes.py`), `masks.py` (2.3, 2.4), `multi_head.py` (2.5,
+2.6); `_shared.py` holds the comparisons and seeded modules they share.
 """
 
 from .input_embeddings import embeddings
