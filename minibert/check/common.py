@@ -127,6 +127,20 @@ def minilm_tokenizer():
     return Tokenizer.from_pretrained(minilm_path())
 
 
+def expect_same_gradients(name: str, got: torch.Tensor, expected: torch.Tensor, leaves, *, against: str,
+                          hint: str | Callable[[str], str], seed: int, atol: float, rtol: float = 1e-5) -> None:
+    """The learner's output `got` and the reference's `expected`, each backpropagated from the same loss,
+    (output * w).sum() with w drawn from `seed` so that every number of the output counts; `leaves` are
+    (what, the learner's leaf, the reference's leaf), and the first whose gradient differs is named."""
+    w = torch.randn(got.shape, generator=torch.Generator().manual_seed(seed), dtype=got.dtype)
+    (got * w).sum().backward()
+    (expected * w).sum().backward()
+    for what, mine, theirs in leaves:
+        if mine.grad is None or not torch.allclose(mine.grad, theirs.grad, atol=atol, rtol=rtol):
+            raise ExerciseError(f"{name}: the gradient reaching {what} differs from {against}'s\n  hint: "
+                                + (hint(what) if callable(hint) else hint))
+
+
 def passed(what: str, detail: str) -> None:
     print(f"✓ {what}: {detail}")
 

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from ...config import BertConfig
 from ...model import SelfAttention
-from ..common import ExerciseError, expect_close, passed
+from ..common import ExerciseError, expect_close, expect_same_gradients, passed
 from ._shared import SHAPE_ERRORS, _call_pure, _close, _model, _rounded, _t
 from .scaled_mistakes import _case, _check_probs, _pair
 
@@ -191,7 +191,6 @@ def _gradients(fn) -> None:
     g = torch.Generator().manual_seed(22)
     q, k, v = (torch.randn(2, 2, 4, 8, generator=g, dtype=torch.float64) for _ in range(3))
     key_mask = torch.tensor([[True, True, True, False], [True, True, False, False]])
-    w = torch.randn(2, 2, 4, 8, generator=g, dtype=torch.float64)  # a loss that reads every output number
     name = "B = 2, nh = 2, T = 4, hs = 8 in float64, q, k and v requiring grad, the loss (out * w).sum()"
     leaves = [t.clone().requires_grad_() for t in (q, k, v)]
     out, _ = _pair(name, _call_pure(fn, name, SHAPE_ERRORS, *leaves, key_mask))
@@ -199,15 +198,12 @@ def _gradients(fn) -> None:
         raise ExerciseError(f"{name}: out does not require grad, so no gradient reaches q, k or v\n  hint: compute "
                             "out from probs that are still in autograd's graph (no .detach(), .data or "
                             "torch.no_grad() on the way)")
-    (out * w).sum().backward()
     ref = [t.clone().requires_grad_() for t in (q, k, v)]
-    (F.scaled_dot_product_attention(*ref, attn_mask=key_mask[:, None, None, :]) * w).sum().backward()
-    for what, got, want in zip("qkv", leaves, ref, strict=True):
-        if got.grad is None or not torch.allclose(got.grad, want.grad, atol=1e-8):
-            raise ExerciseError(f"{name}: the gradient reaching {what} differs from F.scaled_dot_product_attention's"
-                                f"\n  hint: " + ("probs were detached (or computed without a graph) before out = "
-                                                 "probs @ v: only v's gradient is left" if what != "v" else
-                                                 "out must be probs @ v"))
+    expect_same_gradients(name, out, F.scaled_dot_product_attention(*ref, attn_mask=key_mask[:, None, None, :]),
+                          zip("qkv", leaves, ref), against="F.scaled_dot_product_attention", seed=22, atol=1e-8,
+                          hint=lambda what: "out must be probs @ v" if what == "v" else (
+                              "probs were detached (or computed without a graph) before out = probs @ v: only v's "
+                              "gradient is left"))
 
 
 def _random_cases(fn) -> int:

@@ -117,9 +117,9 @@ def _models_as_handed_over(fn) -> None:
             raise ExerciseError(f"{case}: your function switched the model to training mode\n  hint: the caller "
                                 "chose the mode (model.train() or model.eval()); accumulation changes the gradients, "
                                 "not the mode: dropout would run where the caller switched it off")
-        if _relative(_grads(model), full_grads) > 1e-4:
-            raise ExerciseError(f"{case}: the accumulated gradient differs from the whole batch's by "
-                                f"{_relative(_grads(model), full_grads):.2%} (relative norm)")
+        if (error := _relative(_grads(model), full_grads)) > 1e-4:
+            raise ExerciseError(f"{case}: the accumulated gradient differs from the whole batch's by {error:.2%} "
+                                "(relative norm)")
         value, _ = as_float(got)
         if value is None or not math.isclose(value, float(model(**batch).loss.detach()), rel_tol=1e-4):
             raise ExerciseError(f"{case}: returned loss {got!r}, expected the whole batch's")

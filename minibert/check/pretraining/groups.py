@@ -83,7 +83,8 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
                             ".clone(), .detach(), .data or .float() (a copy when the model is not in float32): "
                             "the optimizer must update the model's own tensors")
     everything = [id(p) for ps in params for p in ps]
-    if len(everything) != len(set(everything)):
+    listed = set(everything)
+    if len(everything) != len(listed):
         twice = _names(model, [p for ps in params for p in ps if everything.count(id(p)) > 1])
         raise ExerciseError(f"{case}: these parameters appear more than once: {sorted(set(twice))}\n  hint: a tied "
                             "weight is one tensor under two names; model.parameters() (or named_parameters() with "
@@ -100,16 +101,16 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
     decay, no_decay = (params[0], params[1]) if decays[0] == weight_decay else (params[1], params[0])
     trainable = [p for p in model.parameters() if p.requires_grad]
     frozen = [p for p in model.parameters() if not p.requires_grad]
-    if any(id(p) in set(everything) for p in frozen):
+    if any(id(p) in listed for p in frozen):
         raise ExerciseError(f"{case}: frozen parameters (requires_grad=False) are in a group: "
-                            f"{_names(model, [p for p in frozen if id(p) in set(everything)])}\n  hint: leave out "
+                            f"{_names(model, [p for p in frozen if id(p) in listed])}\n  hint: leave out "
                             "what is not trained")
     expected_decay = {id(p) for p in trainable if p.ndim >= 2}
     expected_none = {id(p) for p in trainable if p.ndim < 2}
     if {id(p) for p in decay} != expected_decay or {id(p) for p in no_decay} != expected_none:
         wrongly_decayed = _names(model, [p for p in decay if id(p) in expected_none])
         wrongly_spared = _names(model, [p for p in no_decay if id(p) in expected_decay])
-        missing = _names(model, [p for p in trainable if id(p) not in set(everything)])
+        missing = _names(model, [p for p in trainable if id(p) not in listed])
         lines = [f"{case}:"]
         if wrongly_decayed:
             lines.append(f"  decayed, but 1-D (LayerNorm gains or biases): {wrongly_decayed}")
@@ -120,7 +121,7 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         hint = ("decide by shape, not by name: every LayerNorm gain and every bias is 1-D (p.ndim < 2), every "
                 "other weight a matrix; minibert calls its norms attention_norm and ffn_norm, which no rule "
                 "looking for 'LayerNorm' finds")
-        if any(p.ndim == 0 for p in trainable if id(p) not in set(everything)):
+        if any(p.ndim == 0 for p in trainable if id(p) not in listed):
             hint = ("a 0-D parameter (a learned scalar) has fewer than 2 dimensions too: it belongs with the 1-D "
                     "ones; test p.ndim < 2 (or put every parameter in one group or the other), not p.ndim == 1")
         elif any("bias" in n for n in wrongly_spared):
