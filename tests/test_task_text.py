@@ -90,3 +90,20 @@ def test_the_stored_log_is_the_preset_today_and_the_page_quotes_it():
     page = (ROOT / "docs" / "finetuning.md").read_text(encoding="utf-8")
     assert f"falls from {before['mlm_accuracy_at_mask']:.1%} to {end['mlm_accuracy_at_mask']:.1%}" in page
     assert f"{end['seconds'] / 60:.1f} minutes; dev and test text never seen" in page
+
+
+def test_text_never_overwrites_a_file_holding_other_text(tasks, tmp_path, capsys):
+    """A mistyped --out must not cost the file it names: it is kept, byte for byte, unless --force;
+    writing the same text again (the command re-run) is allowed."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my own notes\n")
+    assert main(["text", "sentiment", "--data-dir", str(tasks), "--out", str(notes)]) == 1
+    err = capsys.readouterr().err
+    assert f"{notes} exists and holds other text" in err and "--force" in err and "nothing was written" in err
+    assert notes.read_text() == "my own notes\n"
+    assert main(["text", "sentiment", "--data-dir", str(tasks), "--out", str(tmp_path)]) == 1
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["text", "sentiment", "--data-dir", str(tasks)]) == 0
+    assert main(["text", "sentiment", "--data-dir", str(tasks)]) == 0  # the same text again: no error
+    assert main(["text", "sentiment", "--data-dir", str(tasks), "--out", str(notes), "--force"]) == 0
+    assert notes.read_text(encoding="utf-8") == task_text("sentiment", tasks)

@@ -1,5 +1,5 @@
 """`python -m minibert.tasks prepare [--out data/tasks] [--corpus data/corpus] [--cache data/cache]
-[--cards data/cards/tasks] [--force]`, and `python -m minibert.tasks text NAME [--out FILE]`: a task's
+[--cards data/cards/tasks] [--force]`, and `python -m minibert.tasks text NAME [--out FILE] [--force]`: a task's
 training text without its labels, for task-adaptive pre-training."""
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("name", help="a task, e.g. sentiment")
     t.add_argument("--data-dir", type=Path, default=None, help="where the task is (default data/tasks)")
     t.add_argument("--out", type=Path, default=None, help="the corpus file (default data/tasks/NAME/train.txt)")
+    t.add_argument("--force", action="store_true", help="overwrite --out even if it holds other text")
     args = parser.parse_args(argv)
     if args.command == "text":
         return text(args)
@@ -66,7 +67,16 @@ def text(args) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     out = args.out or (args.data_dir or DATA_DIR) / args.name / "train.txt"
-    write_file(out, corpus.encode("utf-8"))  # whole or not at all
+    data = corpus.encode("utf-8")
+    if out.is_dir():
+        print(f"error: --out {out} is a folder; give the file to write, e.g. {out / 'train.txt'}", file=sys.stderr)
+        return 1
+    if out.exists() and out.read_bytes() != data and not args.force:
+        # A typo in --out must not cost a file: only the text this command writes is replaced silently.
+        print(f"error: {out} exists and holds other text ({out.stat().st_size:,} bytes); nothing was written. "
+              "Choose another --out, or pass --force to overwrite it.", file=sys.stderr)
+        return 1
+    write_file(out, data)  # whole or not at all
     print(f"wrote {out}: {corpus.count(chr(10) * 2):,} documents, {len(corpus.split()):,} words of {args.name}'s "
           "train split, labels left out")
     return 0
