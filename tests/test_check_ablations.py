@@ -71,6 +71,19 @@ def ltr_short(input_ids, attention_mask):  # (B, T - 1): the last position dropp
     return input_ids[:, 1:].masked_fill(attention_mask[:, 1:] == 0, -100)
 
 
+def ltr_by_pad_id(input_ids, attention_mask):  # padding told by its id, 0, instead of by the mask
+    labels = torch.full_like(input_ids, -100)
+    labels[:, :-1] = input_ids[:, 1:].masked_fill(input_ids[:, 1:] == 0, -100)
+    return labels
+
+
+def ltr_lengths(input_ids, attention_mask):  # each row's length, and slices: correct
+    labels = torch.full_like(input_ids, -100)
+    for b, n in enumerate(attention_mask.sum(1).tolist()):
+        labels[b, :n - 1] = input_ids[b, 1:n]
+    return labels
+
+
 def ltr_zero_ignored(input_ids, attention_mask):
     labels = ltr_where(input_ids, attention_mask)
     return labels.masked_fill(labels == -100, 0)
@@ -80,7 +93,7 @@ def ltr_float(input_ids, attention_mask):
     return ltr_where(input_ids, attention_mask).float()
 
 
-@pytest.mark.parametrize("style", [ltr_loop, ltr_where])
+@pytest.mark.parametrize("style", [ltr_loop, ltr_where, ltr_lengths])
 def test_ltr_labels_accepts(style, capsys):
     check.ltr_labels(style)
     assert "✓" in capsys.readouterr().out
@@ -96,6 +109,7 @@ def test_ltr_labels_accepts(style, capsys):
     (ltr_short, r"expected shape \(1, 5\), received \(1, 4\).*the inputs' shape"),
     (ltr_zero_ignored, r"hold 0; cross_entropy ignores -100"),
     (ltr_float, r"torch.long"),
+    (ltr_by_pad_id, r"(?s)RoBERTa's numbering.*padding was found by its id, 0"),
 ])
 def test_ltr_labels_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -125,6 +139,28 @@ def _welch(a, b, confidence, *, q=None, ddof=1, df=None, per_n=True):
     d = statistics.fmean(a) - statistics.fmean(b)
     half = (q(confidence) if q else stats.t.ppf((1 + confidence) / 2, nu)) * math.sqrt(sa + sb)
     return d, d - half, d + half
+
+
+def welch_torch(a, b, confidence=0.95):  # torch tensors in float32, torch's default: correct to float32's rounding
+    A, B = torch.tensor(a), torch.tensor(b)
+    va, vb = A.var() / len(a), B.var() / len(b)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    d = A.mean() - B.mean()
+    half = stats.t.ppf((1 + confidence) / 2, float(df)) * (va + vb).sqrt()
+    return d, d - half, d + half
+
+
+def ci_df_floored(a, b, confidence=0.95):  # Welch's degrees of freedom rounded down to a whole number
+    return _welch(a, b, confidence, df=lambda na, nb: math.floor(_welch_df(a, b)))
+
+
+def ci_rounded(a, b, confidence=0.95):  # rounded to two decimals, as a table shows them
+    return tuple(round(float(x), 2) for x in welch_scipy(a, b, confidence))
+
+
+def _welch_df(a, b):
+    sa, sb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    return (sa + sb) ** 2 / (sa ** 2 / (len(a) - 1) + sb ** 2 / (len(b) - 1))
 
 
 def ci_normal(a, b, confidence=0.95):
@@ -173,7 +209,7 @@ def ci_two_values(a, b, confidence=0.95):
     return welch_scipy(a, b, confidence)[1:]
 
 
-@pytest.mark.parametrize("style", [welch_scipy, welch_numpy])
+@pytest.mark.parametrize("style", [welch_scipy, welch_numpy, welch_torch])
 def test_difference_interval_accepts(style, capsys):
     check.difference_interval(style)
     assert "✓" in capsys.readouterr().out
@@ -197,6 +233,8 @@ def test_difference_interval_accepts_minibert_own():
     (ci_always_95, r"(?s)confidence=0.9 .*this is the 95% interval"),
     (ci_sorted_in_place, r"changed the lists"),
     (ci_two_values, r"expected a tuple \(difference, low, high\)"),
+    (ci_df_floored, r"(?s)hand case.*expected .*1\.990098, 18\.009902.*received \(10\.0, 1\.560015"),
+    (ci_rounded, r"(?s)hand case.*received \(10\.0, 1\.99, 18\.01\)"),
 ])
 def test_difference_interval_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

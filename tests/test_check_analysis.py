@@ -39,6 +39,26 @@ def offset_numpy(probs, mask, offset):  # numpy, float32: correct
     return (d * valid[:, None]).sum((0, 2)) / valid.sum()
 
 
+def offset_pair_grid(probs, mask, offset):  # a (T, T) 0/1 matrix of the pairs (i, i + offset), any mask: correct
+    T = probs.shape[-1]
+    pairs = torch.from_numpy(np.eye(T, k=offset)).bool()  # row i, column i + offset
+    real = mask.bool()
+    valid = (real[:, :, None] & real[:, None, :] & pairs).to(probs.dtype)  # (B, T, T)
+    return torch.einsum("bhij,bij->h", probs, valid) / valid.sum()
+
+
+def offset_by_sign(probs, mask, offset):  # slices chosen by the sign of offset: mask[:, :-0] is empty at offset 0
+    d = torch.diagonal(probs, offset=offset, dim1=-2, dim2=-1)
+    m = mask.bool()
+    valid = (m[:, :-offset] & m[:, offset:]) if offset >= 0 else (m[:, -offset:] & m[:, :offset])
+    return (d * valid[:, None]).sum((0, 2)) / valid.sum()
+
+
+def offset_by_lengths(probs, mask, offset):  # each row's first mask.sum() tokens taken as the real ones
+    lengths = mask.sum(1)
+    return offset_loops(probs, (torch.arange(mask.shape[1])[None] < lengths[:, None]).long(), offset)
+
+
 def offset_wrong_direction(probs, mask, offset):
     return offset_loops(probs, mask, -offset)
 
@@ -78,7 +98,7 @@ def offset_in_place(probs, mask, offset):
     return offset_loops(probs, mask, offset)
 
 
-@pytest.mark.parametrize("style", [offset_loops, offset_numpy])
+@pytest.mark.parametrize("style", [offset_loops, offset_numpy, offset_pair_grid])
 def test_offset_score_accepts(style, capsys):
     check.offset_score(style)
     assert "✓" in capsys.readouterr().out
@@ -93,6 +113,8 @@ def test_offset_score_accepts(style, capsys):
     (offset_roll, r"hand case .*offset -1"),
     (offset_mean_over_heads, r"one number per head.*\n.*not over the heads"),
     (offset_in_place, r"changed its input"),
+    (offset_by_sign, r"hand case .*offset 0: your function raised"),
+    (offset_by_lengths, r"(?s)padded on the LEFT.*first mask.sum\(\) positions"),
 ])
 def test_offset_score_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -115,6 +137,26 @@ def entropy_eps(probs, mask):  # an epsilon inside the log: correct to 1e-9
     h = -(probs * torch.log(probs + 1e-12)).sum(-1).float()
     return h[mask.bool()[:, None].expand_as(h)].view(-1).new_tensor(
         [h[:, k][mask.bool()].mean().item() for k in range(h.shape[1])])
+
+
+def entropy_selected_rows(probs, mask):  # the real queries' rows picked by a boolean index: correct
+    rows = probs.permute(0, 2, 1, 3)[mask.bool()]  # (N, nh, T): every real query of the batch
+    return -torch.special.xlogy(rows, rows).sum(-1).mean(0)
+
+
+def entropy_by_lengths(probs, mask):  # each row's first mask.sum() queries taken as the real ones
+    h = -torch.special.xlogy(probs, probs).sum(-1)
+    return torch.cat([h[b, :, :int(mask[b].sum())] for b in range(len(h))], dim=-1).mean(-1)
+
+
+def entropy_eps_in_log(probs, mask):  # ln(p + 1e-4): a one-hot row's entropy comes out below 0
+    h = -(probs * torch.log(probs + 1e-4)).sum(-1)
+    return (h * mask[:, None]).sum((0, 2)) / mask.sum()
+
+
+def entropy_over_all_positions(probs, mask):  # real queries summed, divided by every position B·T
+    h = -torch.special.xlogy(probs, probs).sum(-1)
+    return (h * mask[:, None]).sum((0, 2)) / mask.numel()
 
 
 def entropy_log2(probs, mask):
@@ -153,7 +195,7 @@ def entropy_normalised(probs, mask):  # divided by ln(number of real keys): 1 = 
     return (h * mask[:, None]).sum((0, 2)) / mask.sum()
 
 
-@pytest.mark.parametrize("style", [entropy_loops, entropy_eps])
+@pytest.mark.parametrize("style", [entropy_loops, entropy_eps, entropy_selected_rows])
 def test_attention_entropy_accepts(style, capsys):
     check.attention_entropy(style)
     assert "✓" in capsys.readouterr().out
@@ -168,6 +210,10 @@ def test_attention_entropy_accepts(style, capsys):
     (entropy_wrong_axis, r"(?s)random case .*dim -2"),
     (entropy_per_sentence, r"(?s)random case .*per-sentence means"),
     (entropy_mean_over_keys, r"(?s)hand case.*expected \[1\.386294, 0\.0\].*received \[0\.346574"),
+    (entropy_by_lengths, r"(?s)padded on the LEFT.*first mask.sum\(\) positions"),
+    # Equal to "padded queries counted" on the hand case only (its padded row has entropy 0): no hint.
+    (entropy_over_all_positions, r"padded query:\n  expected \[1\.386294\]\n  received \[1\.109035\]$"),
+    (entropy_eps_in_log, r"hand case.*\n  expected \[1\.386294, 0\.0\]\n  received \[1\.385894, -0\.0001\]$"),
 ])
 def test_attention_entropy_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -187,6 +233,47 @@ def hook_multiply(head, head_size):  # a 0/1 vector, a bare tensor returned: cor
         keep = torch.ones(args[0].shape[-1])
         keep[head * head_size:(head + 1) * head_size] = 0
         return args[0] * keep
+    return hook
+
+
+def hook_concatenated(head, head_size):  # a new context from three pieces, args passed through: correct
+    def hook(module, args):
+        c = args[0]
+        a, b = head * head_size, (head + 1) * head_size
+        return (torch.cat([c[..., :a], torch.zeros_like(c[..., a:b]), c[..., b:]], dim=-1), *args[1:])
+    return hook
+
+
+def hook_on_the_weights(head, head_size):  # zeroes W_O's columns: right once, and the head stays silenced
+    def hook(module, args):
+        with torch.no_grad():
+            module.weight[:, head * head_size:(head + 1) * head_size] = 0
+    return hook
+
+
+def hook_keep_cached(head, head_size):  # the 0/1 tensor built at the first call, shaped like that batch
+    keep = []
+    def hook(module, args):
+        if not keep:
+            keep.append(torch.ones_like(args[0]))
+            keep[0][..., head * head_size:(head + 1) * head_size] = 0
+        return (args[0] * keep[0],)
+    return hook
+
+
+def hook_end_one_short(head, head_size):  # "columns h·hs to (h + 1)·hs − 1" taken as the slice's end
+    def hook(module, args):
+        c = args[0].clone()
+        c[..., head * head_size:(head + 1) * head_size - 1] = 0
+        return (c,)
+    return hook
+
+
+def hook_heads_from_one(head, head_size):
+    def hook(module, args):
+        c = args[0].clone()
+        c[..., (head - 1) * head_size:head * head_size] = 0
+        return (c,)
     return hook
 
 
@@ -237,7 +324,7 @@ def hook_not_a_function(head, head_size):
     return head * head_size
 
 
-@pytest.mark.parametrize("style", [hook_in_place, hook_multiply])
+@pytest.mark.parametrize("style", [hook_in_place, hook_multiply, hook_concatenated])
 def test_head_mask_hook_accepts(style, capsys):
     check.head_mask_hook(style)
     assert "✓" in capsys.readouterr().out
@@ -251,6 +338,10 @@ def test_head_mask_hook_accepts(style, capsys):
     (hook_wrong_slice, r"random 4-head layer.*head 3"),
     (hook_fixed_size, r"random 4-head layer"),
     (hook_not_a_function, r"expected a function"),
+    (hook_on_the_weights, r"changed the output projection itself"),
+    (hook_keep_cached, r"(?s)run again on a batch.*raised.*first batch was right"),
+    (hook_end_one_short, r"zeroed the columns 0 to 4; head 0 \(head_size 6\) owns the columns 0 to 5"),
+    (hook_heads_from_one, r"zeroed the columns \(none\); head 0"),
 ])
 def test_head_mask_hook_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

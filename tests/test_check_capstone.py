@@ -64,6 +64,17 @@ def test_the_stubs_raise_not_implemented(checker, args):
     (("ids += pieces if start == len(word) else [vocab[\"[UNK]\"]]",
       "ids += pieces + [vocab[\"[UNK]\"]] * (start < len(word))"), r"the WHOLE word becomes one \[UNK\]"),
     (("    return ids\n", "    return [101, *ids, 102]\n"), r"no \[CLS\] or \[SEP\] here"),
+    (("else [vocab[\"[UNK]\"]]", "else [100]"), r"course model's vocabulary.*\[UNK\] is 1 in this vocabulary, not 100"),
+    (("while start < len(word) <= 100:", "while start < len(word) < 100:"), r"exactly 100 characters is still cut"),
+    (("unicodedata.normalize(\"NFD\", text.lower())", "unicodedata.normalize(\"NFD\", text.casefold())"),
+     r"'Straße'.*str.casefold\(\) goes further"),
+    (("unicodedata.normalize(\"NFD\", text.lower())", "unicodedata.normalize(\"NFKD\", text.lower())"),
+     r"normalise to NFD, not NFKD"),
+    (("for chunk in text.split():", "for chunk in __import__(\"re\").split(r\"[ \\t\\n]+\", text):"),
+     r"no-break space \(U\+00A0\) and \\r are whitespace too"),
+    (("text = \"\".join(ch for ch in text if unicodedata.category(ch) not in (\"Cc\", \"Cf\") or ch in \"\\t\\n\\r\")",
+      "text = \"\".join(\" \" if unicodedata.category(ch) == \"Cc\" else ch for ch in text if unicodedata.category(ch) "
+      "!= \"Cf\")"), r"'del\\x7fete'.*is dropped, not a space"),
 ])
 def test_tokenizer_mistakes_are_named(edit, message):
     with pytest.raises(ExerciseError, match="(?s)" + message):
@@ -222,6 +233,13 @@ def test_the_model_accepts_sdpa_and_weights_kept_transposed(capsys):
      r"training batch ran in eval mode"),
     (("        accuracies.append(right / sum(len(batch[\"labels\"]) for batch in dev_batches))",
       "        accuracies.append(right)"), r"accuracies are not"),
+    (("warmup = int(warmup_proportion * total)", "warmup = round(warmup_proportion * total)"), r"int\(\) rounds down"),
+    (("warmup = int(warmup_proportion * total)", "warmup = warmup_proportion * total"), r"3.6 steps, not a whole"),
+    (("        with torch.no_grad():\n            for batch in dev_batches:",
+      "        if True:\n            for batch in dev_batches:"), r"scored with gradients on"),
+    (("        accuracies.append(right / sum(len(batch[\"labels\"]) for batch in dev_batches))",  # 1st batch's size
+      "        accuracies.append(right / (len(dev_batches) * len(dev_batches[0][\"labels\"])))"),
+     r"(?s)accuracies are not.*13 dev rows \(in batches of 8 and 5\)"),
 ])
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
 def test_loop_mistakes_are_named(case):
@@ -269,6 +287,13 @@ def test_loop_accepts_a_hand_written_schedule_and_minibert_optimizer(capsys):
       "weights[\"bert.embeddings.word_embeddings.weight\"].T"), r"cls.predictions.bias\) is missing"),
     (("weights[\"bert.embeddings.word_embeddings.weight\"].T + weights[\"cls.predictions.bias\"]",
       "weights[\"cls.predictions.decoder.weight\"].T + weights[\"cls.predictions.bias\"]"), r"decoder is tied"),
+    (("weights[\"cls.predictions.transform.LayerNorm.bias\"], eps=1e-12)",
+      "weights[\"cls.predictions.transform.LayerNorm.bias\"], eps=1e-5)"), r"(?s)times 0\.01.*eps 1e-5"),
+    (("x = F.gelu(hidden @", "x = F.gelu(approximate=\"tanh\", input=hidden @"), r"tanh approximation of GELU"),
+    (("return x @ weights[\"bert.embeddings.word_embeddings.weight\"].T + weights[\"cls.predictions.bias\"]",
+      "return (x @ weights[\"bert.embeddings.word_embeddings.weight\"].T\n"
+      "            + weights[\"cls.predictions.bias\"]).softmax(-1)"),
+     r"these are probabilities"),
 ])
 def test_mlm_head_mistakes_are_named(edit, message):
     with pytest.raises(ExerciseError, match=message):

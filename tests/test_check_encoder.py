@@ -41,7 +41,19 @@ def ffn_no_second_bias(x, w1, b1, w2, b2):
     return F.gelu(x @ w1.T + b1) @ w2.T
 
 
+def ffn_transposes_in_place(x, w1, b1, w2, b2):
+    w1.t_(), w2.t_()  # "fixes" the shape error by transposing the caller's weights
+    return F.gelu(x @ w1 + b1) @ w2 + b2
+
+
+def ffn_unsqueezes_biases(x, w1, b1, w2, b2):
+    b1.unsqueeze_(0), b2.unsqueeze_(0)  # right values, but the caller's biases are (1, I) and (1, H) now
+    return F.gelu(x @ w1.T + b1) @ w2.T + b2
+
+
 @pytest.mark.parametrize("bug, message", [
+    (ffn_transposes_in_place, r"hand case .*changed its argument w1 in place \(shape \(3, 2\) -> \(2, 3\)\)"),
+    (ffn_unsqueezes_biases, r"hand case .*changed its argument b1 in place \(shape \(3,\) -> \(1, 3\)\)"),
     (ffn_relu, r"hand case x = \[\[\[1, -1\]\]\].*expected .*0\.68.*\n.*matches ReLU"),
     (ffn_tanh_gelu, r"hand case .*differ by up to 0\.0003.*\n.*tanh approximation .*erf"),
     (ffn_not_transposed, r"hand case .*raised RuntimeError.*\n.*hint: .*\(out_features, in_features\)"),

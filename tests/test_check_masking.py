@@ -80,6 +80,10 @@ def masker(ids, special, mask_id, V, special_ids, cap, g, *, count="round", sele
         random_ids = torch.randint(5, V - 1, ids.shape, generator=g)
     elif pool == "one":
         random_ids = torch.randint(5, V, (1,), generator=g).expand(ids.shape)
+    elif pool == "after_first":  # as if the special ids were the first len(special_ids) ids of the vocabulary
+        random_ids = torch.randint(len(special_ids), V, ids.shape, generator=g)
+    elif pool == "above_max":  # as if every id below the largest special id were special
+        random_ids = torch.randint(max(special_ids) + 1, V, ids.shape, generator=g)
     else:
         allowed = torch.ones(V, dtype=torch.bool)
         allowed[special_ids] = False
@@ -214,6 +218,8 @@ def test_mask_tokens_accepts_other_styles(style, capsys):
     (bug(generator="own"), r"generators seeded 0 and 1 selected exactly the same positions"),
     (masks_special_mask_in_place, r"changed special_tokens_mask in place"),
     (float_labels, r"labels has dtype torch.float32, expected integers"),
+    (bug(pool="after_first"), r"\[MASK\] 103\).*a random replacement is the special id 10\d .*\n.*not special"),
+    (bug(pool="above_max"), r"\[MASK\] 103\).*random replacements among the ids 1-99: 0 of .*\n.*not the first ids"),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_mask_tokens_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -334,6 +340,18 @@ def pads_are_words(tokens):
     return groups
 
 
+def mask_is_special(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]", "[MASK]"):  # [MASK] taken for a special token too
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
 def numpy_groups(tokens):
     """Word ids with numpy: a cumulative sum of word starts; groups as tuples of numpy integers."""
     special = np.array([t in SPECIAL for t in tokens])
@@ -354,6 +372,7 @@ def test_word_groups_accepts_numpy_and_tuples(capsys):
     (every_bracket_is_special, r"\[UNK\].*\n.*\n  received \[\[1\], \[3\], \[5\]\]\n.*\[UNK\] stands for a whole word"),
     (pops_the_specials, r"changed the list it was given"),
     (one_based, r"received \[\[2, 3, 4\]\]"),
+    (mask_is_special, r"'\[MASK\]'.*\n.*\n  received \[\[1\], \[3\]\]\n.*\[MASK\] is an ordinary token here"),
     (pads_are_words, r"received \[\[1\], \[2, 3\], \[4\], \[6\], \[7\]\]\n.*padding belong to no word"),
     (no_piece_check,
      r"'##aff'.*\n  expected \[\[1, 2, 3\]\]\n  received \[\[1\], \[2\], \[3\]\]\n.*continues the word"),

@@ -547,7 +547,27 @@ def clip_max_norm(params, max_norm):
     return total
 
 
+def clip_squared_compared(params, max_norm):
+    params = [p for p in params if p.grad is not None]
+    squares = sum(float(p.grad.pow(2).sum()) for p in params)
+    if squares > max_norm:  # the sum of squares compared with max_norm: the root taken for the return only
+        for p in params:
+            p.grad.mul_(max_norm / math.sqrt(squares))
+    return math.sqrt(squares)
+
+
+def clip_stacked_norms(params, max_norm):
+    grads = [p.grad for p in params if p.grad is not None]
+    total = torch.stack([g.norm() for g in grads]).norm()  # torch.stack([]) raises when no gradient is there
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / total)
+    return total
+
+
 @pytest.mark.parametrize("fn, message", [
+    (clip_squared_compared, r"\(norm 1\.5\), max_norm 2: nothing changes.*\n.*below max_norm must be left"),
+    (clip_stacked_norms, r"no parameter has a gradient.*raised RuntimeError"),
     (clip_per_tensor, "each tensor to its own norm"), (clip_always, "below max_norm must be left"),
     (clip_returns_after, "returned norm is NoneType"), (clip_returns_clipped_norm, "norm before clipping"),
     (clip_sum_of_norms, "sum of the per-tensor norms"), (clip_l1, "L1 norm"), (clip_scales_weights, "scale p.grad, not p"),
@@ -633,6 +653,17 @@ def losses_from_the_model(model, batch):  # the package's own loss: another corr
     return out.mlm_loss, out.nsp_loss
 
 
+def losses_without_types(model, batch):  # token_type_ids left out: every token reads as sentence A
+    out = model.bert(batch["input_ids"], attention_mask=batch["attention_mask"])
+    logits = model.mlm(out.last_hidden_state[batch["labels"] != -100], model.bert.embeddings.word_embeddings.weight)
+    return (F.cross_entropy(logits, batch["labels"][batch["labels"] != -100]),
+            F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"]))
+
+
+def step_clips_to_one(model, batch, optimizer, scheduler, max_grad_norm):
+    return _step(model, batch, optimizer, scheduler, 1.0, loss_fn=losses_gathered)  # max_grad_norm ignored
+
+
 def step_with(**kw):
     def step(model, batch, optimizer, scheduler, max_grad_norm):
         return _step(model, batch, optimizer, scheduler, max_grad_norm, **{"loss_fn": losses_gathered, **kw})
@@ -647,6 +678,8 @@ def step_with(**kw):
     (step_with(clip=False), r"not clipped"),
     (step_with(clip_after=True), r"not clipped.*after the step, clipping changes nothing"),
     (step_with(scheduler_first=True), r"stepped before the optimizer"),
+    (step_with(loss_fn=losses_without_types), r"step 1 of 2.*mlm_loss .*\n.*token types are missing"),
+    (step_clips_to_one, r"weights are not minibert's.*\n.*clipped to 1\.0: clip to the max_grad_norm given"),
 ])
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
 def test_pretraining_step_rejects(fn, message):

@@ -131,6 +131,12 @@ def unpad_in_place(x, attention_mask):
     return unpad_boolean(x, attention_mask)
 
 
+def unpad_last_axis_only(x, attention_mask):  # (B·T, x.shape[-1]): right for (B, T, H), not for more axes
+    indices = attention_mask.flatten().nonzero().squeeze(1)
+    flat = x.flatten() if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+    return flat[indices], indices
+
+
 def unpad_single(x, attention_mask):  # forgets the indices
     return x[attention_mask.bool()]
 
@@ -150,6 +156,7 @@ def test_unpad_input_accepts(style, capsys):
     (unpad_int32_indices, r"torch.long"),
     (unpad_in_place, r"changed x or attention_mask"),
     (unpad_single, r"expected a pair"),
+    (unpad_last_axis_only, r"(?s)\(3, 5, 2, 3\).*expected packed x of shape \(9, 2, 3\), received \(9, 3\).*axes"),
 ])
 def test_unpad_input_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -202,6 +209,17 @@ def pad_float(x, indices, B, T):
     return out.view(B, T, *x.shape[1:])
 
 
+def pad_index_put(x, indices, B, T):  # index_put on a (B, T, ...) grid with (b, t) from divmod: correct
+    out = x.new_zeros(B, T, *x.shape[1:])
+    return out.index_put((indices // T, indices % T), x)
+
+
+def pad_one_hidden_axis(x, indices, B, T):  # zeros (B·T, H) from x.shape[-1]: one trailing axis at most
+    out = x.new_zeros(B * T) if x.dim() == 1 else x.new_zeros(B * T, x.shape[-1])
+    out[indices] = x
+    return out.view(B, T, *x.shape[1:])
+
+
 def pad_in_place(x, indices, B, T):
     x.mul_(1)
     indices.add_(0).sub_(0)
@@ -211,7 +229,7 @@ def pad_in_place(x, indices, B, T):
     return out
 
 
-@pytest.mark.parametrize("style", [pad_scatter, pad_loop, pad_in_place])
+@pytest.mark.parametrize("style", [pad_scatter, pad_loop, pad_in_place, pad_index_put])
 def test_pad_input_accepts(style, capsys):
     check.pad_input(style)
     assert "✓" in capsys.readouterr().out
@@ -223,6 +241,7 @@ def test_pad_input_accepts(style, capsys):
     (pad_column_major, r"column-major order"),
     (pad_flat, r"expected shape \(2, 4\), received \(8,\).*reshape"),
     (pad_float, r"keep x's dtype, torch.int64"),
+    (pad_one_hidden_axis, r"\(3, 5, 2, 3\) batch, two trailing axes.*raised RuntimeError"),
 ])
 def test_pad_input_rejects(bug, message):
     _buffers.clear()

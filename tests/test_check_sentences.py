@@ -140,6 +140,10 @@ def ht_mute_error(ids, max_length, head, cls, sep):  # a ValueError that names n
     return ht_never_refuses(ids, max_length, head, cls, sep)
 
 
+def ht_bert_ids(ids, max_length, head, cls, sep):  # BERT's [CLS] and [SEP] written in, not the arguments
+    return ht_loop(ids, max_length, head, 101, 102)
+
+
 def ht_python_ints_only(ids, max_length, head, cls, sep):  # rejects np.int64 arguments
     if not isinstance(max_length, int) or not isinstance(head, int):
         raise TypeError("max_length and head must be int")
@@ -168,6 +172,7 @@ def test_head_tail_accepts(style, capsys):
     (ht_refuses_only_long_texts, r"(?s)ids=\[1, 2\].*whatever the text.*expected a ValueError"),
     (ht_mute_error, r"(?s)your ValueError says 'bad arguments'.*name the values"),
     (ht_python_ints_only, r"numpy ints.*raised TypeError"),
+    (ht_bert_ids, r"(?s)cls_id=2, sep_id=3.*expected \[2, 11, 12, 18, 19, 20, 3\].*yours wrote BERT's 101"),
 ])
 def test_head_tail_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -203,6 +208,14 @@ def loss_by_hand(logits, labels):  # the formulas written out, nn.Module for the
         return -logits.log_softmax(-1).gather(1, labels[:, None]).mean()
     y = labels.to(logits.dtype)
     return -(y * F.logsigmoid(logits) + (1 - y) * F.logsigmoid(-logits)).mean()
+
+
+def loss_logsumexp(logits, labels):  # the stable formulas by hand (logsumexp, softplus), reshape for K = 1: correct
+    if logits.shape[-1] == 1:
+        return ((logits.reshape(-1) - labels) ** 2).mean()
+    if not labels.dtype.is_floating_point:
+        return (torch.logsumexp(logits, -1) - logits.gather(1, labels[:, None])[:, 0]).mean()
+    return (F.softplus(logits) - logits * labels.to(logits.dtype)).mean()
 
 
 def with_loss(head, loss=loss_functional):
@@ -262,7 +275,7 @@ def in_place(hidden, Wp, bp, W, b, labels):
 
 
 @pytest.mark.parametrize("style", [with_loss(head_linear), with_loss(head_einsum, loss_by_hand),
-                                   with_loss(head_linear, loss_by_hand)])
+                                   with_loss(head_linear, loss_by_hand), with_loss(head_linear, loss_logsumexp)])
 def test_sequence_loss_accepts(style, capsys):
     check.sequence_loss(style)
     assert "✓" in capsys.readouterr().out
@@ -295,6 +308,12 @@ def test_sequence_loss_accepts(style, capsys):
     (one_kind("single", lambda z, y: F.cross_entropy(z, y).item()), r"the loss must be a tensor"),
     (lambda hidden, Wp, bp, W, b, labels: head_linear(hidden, Wp, bp, W, b), r"return a pair \(logits, loss\)"),
     (in_place, r"changed the labels in place"),
+    (one_kind("multi", lambda z, y: -(y * z.sigmoid().log() + (1 - y) * (1 - z.sigmoid()).log()).mean()),
+     r"(?s)large logits.*the loss is (inf|nan).*log of those is −inf"),
+    (one_kind("multi", lambda z, y: F.binary_cross_entropy(z.sigmoid(), y.to(z.dtype))),
+     r"(?s)large logits.*expected 63.9555, received 69.3796.*wrong on these large ones"),
+    (one_kind("single", lambda z, y: -z.softmax(-1)[torch.arange(len(y)), y].log().mean()),
+     r"(?s)large logits.*one class each.*the loss is inf.*log of those is −inf"),
 ])
 def test_sequence_loss_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -42,7 +42,31 @@ def align_word_ids(words, labels, tokenizer):  # one call for the sentence, then
     return torch.tensor(ids), torch.tensor(out)
 
 
-@pytest.mark.parametrize("style", [lambda w, l, t: align(w, l, t), align_word_ids])
+def align_by_ids(words, labels, tokenizer):  # tokenize() and convert_tokens_to_ids, numpy out: correct
+    import numpy as np
+    ids, out = [tokenizer.cls_token_id], [-100]
+    for word, label in zip(words, labels):
+        pieces = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(word))
+        ids += pieces
+        out += [label] + [-100] * (len(pieces) - 1)
+    return np.array(ids + [tokenizer.sep_token_id]), np.array(out + [-100])
+
+
+def align_bert_specials(words, labels, tokenizer):  # BERT's 101 and 102 written in, whatever the tokenizer
+    ids, out = align(words, labels, tokenizer)
+    return [101, *ids[1:-1], 102], out
+
+
+def align_by_hash_marks(words, labels, tokenizer):  # the sentence's pieces; every piece without ## starts a word
+    ids = [i for w in words for i in tokenizer(w, add_special_tokens=False)["input_ids"]]
+    out, word = [], -1
+    for piece in tokenizer.convert_ids_to_tokens(ids):
+        word += not piece.startswith("##")
+        out.append(-100 if piece.startswith("##") or word >= len(labels) else labels[word])
+    return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id], [-100, *out, -100]
+
+
+@pytest.mark.parametrize("style", [lambda w, l, t: align(w, l, t), align_word_ids, align_by_ids])
 def test_align_labels_accepts(style, capsys):
     check.align_labels(style)
     assert "✓" in capsys.readouterr().out
@@ -55,6 +79,8 @@ def test_align_labels_accepts(style, capsys):
     (lambda w, l, t: align(w, l, t, shift=1), r"(?s)hand case .*one place early"),
     (lambda w, l, t: (align(w, l, t)[0][1:-1], align(w, l, t)[1]), r"(?s)input_ids.*\[CLS\] first and \[SEP\] last"),
     (lambda w, l, t: (align(w, l, t)[0], align(w, l, t)[1][1:-1]), r"labels for .* tokens"),
+    (align_bert_specials, r"(?s)course model's tokenizer.*pieces are right.*tokenizer.cls_token_id"),
+    (align_by_hash_marks, r"(?s)hand case .*Ahab's.*a new word was started at every piece without ##"),
 ])
 def test_align_labels_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -198,6 +224,25 @@ def choice_loop(batch, scorer):  # one scorer call per question, a list of rows:
     return logits, torch.exp(logits - logits.logsumexp(-1, keepdim=True))
 
 
+def choice_per_choice(batch, scorer):  # one scorer call per choice, stacked on dim 1, numpy's softmax: correct
+    import numpy as np
+    logits = torch.stack([scorer(batch["input_ids"][:, c], batch["token_type_ids"][:, c], batch["attention_mask"][:, c])
+                          for c in range(batch["input_ids"].shape[1])], dim=1)
+    z = logits.numpy().astype(np.float64)
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return logits, e / e.sum(-1, keepdims=True)
+
+
+def choice_squeezed(batch, scorer):  # .squeeze(): one question comes back as (C,)
+    logits, _ = SOLUTIONS["my_choice_logits"](batch, scorer)
+    return logits.squeeze(), logits.squeeze().softmax(-1)
+
+
+def choice_exp_over_sum(batch, scorer):  # softmax written as exp / sum(exp): inf / inf past 88
+    logits, _ = SOLUTIONS["my_choice_logits"](batch, scorer)
+    return logits, logits.exp() / logits.exp().sum(-1, keepdim=True)
+
+
 def choice_transposed(batch, scorer):
     B, C, T = batch["input_ids"].shape
     flat = [batch[k].transpose(0, 1).reshape(B * C, T) for k in ("input_ids", "token_type_ids", "attention_mask")]
@@ -227,7 +272,7 @@ def choice_in_place(batch, scorer):
     return SOLUTIONS["my_choice_logits"](batch, scorer)
 
 
-@pytest.mark.parametrize("style", [SOLUTIONS["my_choice_logits"], choice_loop])
+@pytest.mark.parametrize("style", [SOLUTIONS["my_choice_logits"], choice_loop, choice_per_choice])
 def test_choice_logits_accepts(style, capsys):
     check.choice_logits(style)
     assert "✓" in capsys.readouterr().out
@@ -240,6 +285,8 @@ def test_choice_logits_accepts(style, capsys):
     (choice_unflattened, r"scorer was called with input_ids of shape \(2, 3, 4\).*flatten"),
     (choice_in_place, r"changed the batch"),
     (lambda batch, scorer: SOLUTIONS["my_choice_logits"](batch, scorer)[0], r"return \(logits, probs\)"),
+    (choice_squeezed, r"\(1, 3, 4\), one question.*expected shape \(1, 3\), received shape \(3,\)"),
+    (choice_exp_over_sum, r"(?s)hand case .*probs.*nan.*exp overflows float32"),
 ])
 def test_choice_logits_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -313,6 +360,12 @@ def f1_articles_first(prediction, gold):  # the articles go before the punctuati
     return _f1_tokens(norm(prediction), norm(gold))
 
 
+def f1_split_on_spaces(prediction, gold):  # split(" "), empty strings dropped: a tab stays inside a word
+    p, g = ([w for w in re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation))
+             .split(" ") if w] for s in (prediction, gold))
+    return _f1_tokens(p, g)
+
+
 def f1_no_empty_rule(prediction, gold):
     p, g = (re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation)).split()
             for s in (prediction, gold))
@@ -347,6 +400,7 @@ def test_squad_f1_accepts(style, capsys):
      r"(?s)hand case prediction='Café'.*received 1.*accents were stripped"),
     (f1_articles_as_text,
      r"(?s)hand case prediction='Anna', gold='Ann'.*expected 0.*received 1.*pieces of text, not as words"),
+    (f1_split_on_spaces, r"(?s)prediction='captain\\nahab'.*received 0.*split on spaces only"),
 ])
 def test_squad_f1_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -202,8 +202,24 @@ def numpy_style(word, vocab):
     return [[p, np.int64(s), np.int64(e)] for p, s, e in out]
 
 
-def test_alternative_wordpiece_styles_pass(capsys):
-    check.wordpiece_encode(numpy_style)
+def generator_style(word, vocab):
+    """Another correct style: the longest end found by next() over a generator, the prefix chosen once."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    out, start = [], 0
+    while start < len(word):
+        prefix = "##" if start else ""
+        end = next((e for e in range(len(word), start, -1) if prefix + word[start:e] in vocab), None)
+        if end is None:
+            return [("[UNK]", 0, len(word))]
+        out.append((prefix + word[start:end], start, end))
+        start = end
+    return out
+
+
+@pytest.mark.parametrize("style", [numpy_style, generator_style])
+def test_alternative_wordpiece_styles_pass(style, capsys):
+    check.wordpiece_encode(style)
     assert capsys.readouterr().out.startswith("✓")
 
 
@@ -242,6 +258,9 @@ def test_the_wordpiece_of_these_tests_is_right():
     (lambda w, v: wordpiece(w, v, limit=None), r"\[101 characters\](.|\n)*more than 100 characters"),
     (lambda w, v: wordpiece(w, v, limit=99), r"\[100 characters\](.|\n)*exactly 100 characters is still cut"),
     (backtracking, r"\[the greedy trap\], the pieces(.|\n)*received \['a', '##bc'\](.|\n)*greedy never goes back"),
+    (lambda w, v: wordpiece(w.lower(), v), r"\[a cased vocabulary\], the pieces(.|\n)*do not lower-case"),
+    (lambda w, v: [("[UNK]", 0, len(w))] if len(w.encode()) > 100 else wordpiece(w, v),
+     r"\[100 characters of 2 bytes each\], the pieces(.|\n)*not UTF-8 bytes"),
 ])
 def test_wordpiece_encode_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -380,6 +399,8 @@ def test_the_pack_of_these_tests_is_right():
     (lambda a, b, n: pack(a, b, n, none_test="truthy"), r"\[an empty B is still a B\](.|\n)*only None means no B"),
     (types_before_cls, r"\[a pair\]: 8 tokens but 7 token types(.|\n)*one type per token"),
     (in_place, r"\[a pair\]: your function changed its input"),
+    (lambda a, b, n: (pack(a, b, n)[0], [t == 1 for t in pack(a, b, n)[1]]),
+     r"\[a pair\], the token types: received \[False(.|\n)*integers 0 and 1"),
 ])
 def test_pack_pair_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -426,6 +447,19 @@ def _mutating_scores(word_counts, splits):
 def test_pair_scores_rejects_more(bug, message):
     with pytest.raises(ExerciseError, match=message):
         check.pair_scores(bug)
+
+
+def test_pair_scores_accepts_float32(capsys):
+    """torch's true division of integer tensors gives float32: a few 1e-7 off, still correct."""
+    import torch
+
+    def torch_style(counts, splits):
+        exact = scores(counts, splits)
+        values = torch.tensor([round(v * 2**40) for v in exact.values()]) / 2**40  # float32
+        return {k: v.item() for k, v in zip(exact, values)}
+
+    check.pair_scores(torch_style)
+    assert capsys.readouterr().out.startswith("✓")
 
 
 def test_pair_scores_accepts_numpy_floats(capsys):

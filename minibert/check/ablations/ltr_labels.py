@@ -58,6 +58,12 @@ HAND = [  # (input_ids, attention_mask, lesson)
 ]
 
 
+# Another vocabulary's numbering (RoBERTa's: <s> = 0, <pad> = 1, </s> = 2): padding is not id 0, and a real token is.
+# Apart from HAND, whose count the ✓ line (kept in the notebooks' outputs) shows.
+MORE = [([[0, 11, 12, 2, 1, 1], [0, 21, 2, 1, 1, 1]], [[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0]],
+         "RoBERTa's numbering, <s> = 0, </s> = 2 and <pad> = 1: the mask, not the ids, says which tokens are real")]
+
+
 def _collator_labels(input_ids, attention_mask) -> torch.Tensor:
     """minibert's own labels: MaskingCollator(objective="ltr") on the rows, unpadded."""
     collate = MaskingCollator(pad_token_id=PAD, cls_token_id=CLS, sep_token_id=SEP, mask_token_id=MASK,
@@ -86,7 +92,12 @@ def _compare(name, fn, input_ids, attention_mask):
         raise ExerciseError(f"{name}: labels must be integer token ids (torch.long), received {got.dtype}")
     if torch.equal(got, expected):
         return
-    hint = next((h for h, kw in MISTAKES if torch.equal(got, _reference(input_ids, attention_mask, **kw))), "")
+    hint = ""
+    by_id = _reference(input_ids, (input_ids != PAD).long())  # padding told by its id rather than by the mask
+    if (input_ids[attention_mask == 0] != PAD).any() and torch.equal(got, by_id):
+        hint = (f"padding was found by its id, {PAD}: here padding holds another id (and {PAD} may be a real token); "
+                "whether position t + 1 is real is attention_mask[:, t + 1]")
+    hint = hint or next((h for h, kw in MISTAKES if torch.equal(got, _reference(input_ids, attention_mask, **kw))), "")
     if not hint:
         for wrong in (-1, 0, PAD):
             if torch.equal(got, expected.masked_fill(expected == IGNORE_INDEX, wrong)):
@@ -102,6 +113,8 @@ def ltr_labels(fn) -> None:
     for ids, mask, lesson in HAND:
         ids, mask = torch.tensor(ids), torch.tensor(mask)
         _compare(f"hand case ({lesson}; [CLS]={CLS}, [SEP]={SEP}, [PAD]={PAD})", fn, ids, mask)
+    for ids, mask, lesson in MORE:
+        _compare(f"hand case ({lesson})", fn, torch.tensor(ids), torch.tensor(mask))
     g = torch.Generator().manual_seed(91)
     cases = [(1, 9), (4, 12), (8, 32)]
     for B, T in cases:

@@ -12,10 +12,17 @@ import torch
 from ..common import ExerciseError, call, minilm_model, minilm_tokenizer, passed, valid_lines
 
 
-def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpose=False, pooled=True):
+def _as_right_padded(mask):
+    """The mask a learner who counts lengths assumes: each row's first mask.sum() positions real."""
+    return (torch.arange(mask.shape[1])[None, :] < mask.sum(1, keepdim=True)).to(mask.dtype)
+
+
+def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpose=False, pooled=True,
+                by_lengths=False):
     """The pooled mean of probs[b, h, i, i + offset] over real (i, i + offset); the keyword arguments
     produce the usual mistakes."""
     B, nh, T, _ = probs.shape
+    mask = _as_right_padded(mask) if by_lengths else mask
     i = torch.arange(T)
     j = i + sign * offset
     inside = (j >= 0) & (j < T)
@@ -33,7 +40,9 @@ def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpo
     return ((values * w).sum(2) / valid.sum(1, keepdim=True).clamp_min(1)).mean(0)  # (B, nh) -> (nh,)
 
 
-def _entropy_ref(probs, mask, *, log=torch.log, queries=True, axis=-1, pooled=True, normalised=False):
+def _entropy_ref(probs, mask, *, log=torch.log, queries=True, axis=-1, pooled=True, normalised=False,
+                 by_lengths=False):
+    mask = _as_right_padded(mask) if by_lengths else mask
     plogp = torch.where(probs > 0, probs * log(probs.clamp_min(1e-30)), torch.zeros(()))
     h = -plogp.sum(axis)  # (B, nh, T): one entropy per query (per key with axis=-2)
     if normalised:  # divided by its largest value, ln(number of real keys): 1 means uniform
@@ -45,8 +54,12 @@ def _entropy_ref(probs, mask, *, log=torch.log, queries=True, axis=-1, pooled=Tr
     return ((h * w).sum(2) / valid.sum(1, keepdim=True)).mean(0)
 
 
-def _random_case(g, B, nh, T, lengths):
+def _random_case(g, B, nh, T, lengths, left=False):
+    """Random attention over `lengths` real tokens per row, padded on the right (BERT's way) or, with
+    `left`, on the left: the mask, not the lengths, says which tokens are real."""
     mask = (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None]).long()  # (B, T)
+    if left:
+        mask = mask.flip(1)
     scores = torch.randn(B, nh, T, T, generator=g, dtype=torch.float64) * 2
     scores = scores.masked_fill(~mask.bool()[:, None, None, :], float("-inf"))
     return scores.softmax(-1), mask  # padded keys get exactly 0, as in BERT
@@ -84,7 +97,7 @@ def _check_all(fn, cases, *, signed=False) -> None:
     only when the outputs prove it."""
     for k, (name, probs, mask, args, expected, mistakes, atol) in enumerate(cases):
         got = _run(fn, name, probs, mask, *args)
-        if signed and got.lt(-1e-6).any():
+        if signed and got.lt(-1e-6).any() and _close(-got, expected, atol):  # every head's sign flipped
             raise ExerciseError(f"{name}: received {got.tolist()}, negative\n  hint: entropy is −Σ p ln p: "
                                 "mind the minus sign")
         if _close(got, expected, atol):
@@ -94,9 +107,13 @@ def _check_all(fn, cases, *, signed=False) -> None:
         else:
             alive = {h for h, wrong in mistakes if _close(got, wrong, atol)}
             for later_name, p, m, a, _, later_mistakes, later_atol in cases[k + 1:]:
-                if len(alive) <= 1:
+                if not alive:  # even one candidate must hold on every later case: a coincidence here names nothing
                     break
-                later = _run(fn, later_name, p, m, *a)
+                try:
+                    later = _run(fn, later_name, p, m, *a)
+                except ExerciseError:  # a later case that raises tells nothing about this one
+                    alive = set()
+                    break
                 alive &= {h for h, wrong in later_mistakes if _close(later, wrong, later_atol)}
             hint = alive.pop() if len(alive) == 1 else ""
         raise ExerciseError(f"{name}:\n  expected {[round(x, 6) for x in expected.tolist()]}\n  received "
@@ -112,6 +129,9 @@ def _run(fn, name, probs, mask, *args):
     return _as_tensor(name, got, probs.shape[1])
 
 
+_BY_LENGTHS = ("this takes each row's first mask.sum() positions as its real tokens, as if every row were padded "
+               "on the right; the mask itself says which tokens are real, wherever they are in the row")
+
 _OFFSET_MISTAKES = [
     # Reading the opposite offset and reading probs[..., i + offset, i] pick the same entries: one mistake.
     ("this is the score at the opposite offset, the attention *from* token i + offset to token i: rows are "
@@ -123,6 +143,7 @@ _OFFSET_MISTAKES = [
     ("this counts pairs whose query is padding: both the query and the key must be real", dict(queries=False)),
     ("this is a mean of per-sentence means; the score pools every valid pair of the batch, so a longer "
      "sentence counts for more pairs", dict(pooled=False)),
+    (_BY_LENGTHS, dict(by_lengths=True)),
 ]
 
 
@@ -137,7 +158,8 @@ def offset_score(fn) -> None:
         mistakes = [(h, _offset_ref(probs, mask, offset, **kw)) for h, kw in _OFFSET_MISTAKES]
         cases.append((name, probs, mask, (offset,), expected, mistakes, 1e-6))
 
-    for offset, expected in [(-1, (0.6 + 0.2) / 2), (1, (0.25 + 0.1) / 2), (2, 0.25), (-2, 0.1)]:
+    # Offset 0 is "any offset" too: the main diagonal, each token's attention to itself.
+    for offset, expected in [(-1, (0.6 + 0.2) / 2), (1, (0.25 + 0.1) / 2), (2, 0.25), (-2, 0.1), (0, 0.5)]:
         add(f"hand case probs = {probs[0, 0].tolist()}, offset {offset}", probs, mask, offset,
             torch.tensor([expected], dtype=torch.float64))
     g = torch.Generator().manual_seed(61)
@@ -146,6 +168,10 @@ def offset_score(fn) -> None:
         p, m = _random_case(g, B, nh, T, lengths)
         add(f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}, offset {offset}", p, m, offset,
             _offset_ref(p, m, offset))
+    for offset in (1, -1, 0):  # padded on the left: the real tokens are wherever the mask says 1
+        p, m = _random_case(g, 3, 2, 7, [7, 4, 5], left=True)
+        add(f"random case (B, nh, T) = (3, 2, 7) padded on the LEFT, mask {m.tolist()}, offset {offset}", p, m,
+            offset, _offset_ref(p, m, offset))
     p, m = _minilm_case()
     for offset in (-1, 1):
         add(f"all-MiniLM-L6-v2, layer 1, three padded sentences, offset {offset}", p, m, offset,
@@ -163,6 +189,7 @@ _ENTROPY_MISTAKES = [
     ("this sums over the queries (dim -2); each row, one query's distribution over keys, has an entropy",
      dict(axis=-2)),
     ("this is a mean of per-sentence means; pool every real query of the batch", dict(pooled=False)),
+    (_BY_LENGTHS, dict(by_lengths=True)),
 ]
 
 
@@ -190,6 +217,9 @@ def attention_entropy(fn) -> None:
         p, m = _random_case(g, B, nh, T, lengths)
         cases.append(case(f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}", p, m,
                           _entropy_ref(p, m), 1e-5))
+    p, m = _random_case(g, 3, 2, 7, [7, 4, 5], left=True)  # the real queries are wherever the mask says 1
+    cases.append(case(f"random case (B, nh, T) = (3, 2, 7) padded on the LEFT, mask {m.tolist()}", p, m,
+                      _entropy_ref(p, m), 1e-5))
     p, m = _minilm_case()
     cases.append(case("all-MiniLM-L6-v2, layer 1, three padded sentences", p, m, _entropy_ref(p, m), 1e-5))
     _check_all(fn, cases, signed=True)

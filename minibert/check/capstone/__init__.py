@@ -9,15 +9,15 @@ fine-tuned classifier and a fill-mask.
     check.mlm_logits(my_mlm_logits)                  # 11.5 the masked-LM head from the course model's weights
     check.fill_mask(guesses, sentences, ...)         #      the learner's BERT fills in [MASK] as minibert does
 
-The model's checks walk the chain: the embeddings, then each layer's attention and each layer fed
-BERT's own input to that piece (so one wrong piece cannot hide behind another), then the head, then
-the whole model against transformers' BertForSequenceClassification. A wrong piece is compared with
-the usual mistakes (no token types, the mask on the query axis, heads cut by a plain view, pre-LN,
-ReLU, mean pooling, a weight loaded transposed, ...) and the one it matches is named. The loop's
-check runs the learner's loop and minibert's on the same small model and compares the weights;
-the usual mistakes (no zero_grad, the schedule a step ahead, no warm-up, no clipping, decay on every
-parameter) are simulated and named. When the final accuracy or the fill-mask is off, the piece
-checks run again in the chain's order and the first that fails is named.
+The model's checks walk the chain: the embeddings, then each layer's attention and each layer fed BERT's
+own input to that piece (so one wrong piece cannot hide behind another), then the head, then the whole
+model against transformers' BertForSequenceClassification. A wrong piece is compared with the usual
+mistakes (no token types, the mask on the query axis, heads cut by a plain view, pre-LN, ReLU, mean
+pooling, a weight loaded transposed, ...) and the one it matches is named. The loop's check runs the
+learner's loop and minibert's on the same small model and compares the weights; the usual mistakes (no
+zero_grad, the schedule a step ahead, no warm-up or one rounded up, no clipping, decay on every
+parameter) are simulated and named. When the final accuracy or the fill-mask is off, the piece checks
+run again in the chain's order and the first that fails is named.
 
 `tokenizer.py` holds 11.1, `model.py` 11.2 and 11.3 (`reference.py`: BERT's pieces with the mistakes'
 switches), `loop.py` 11.4, `fill_mask.py` 11.5, `result.py` the two verdicts on the whole (the fine-tuned accuracy, the fill-mask).

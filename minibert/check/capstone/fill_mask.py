@@ -26,13 +26,14 @@ def course_weights() -> dict:
     return load_file(str(COURSE / "model.safetensors"))
 
 
-def _head(W: dict, hidden, *, act=F.gelu, norm=True, bias=True):
+def _head(W: dict, hidden, *, act=F.gelu, norm=True, bias=True, eps=1e-12, out="logits"):
     x = act(hidden @ W["cls.predictions.transform.dense.weight"].T + W["cls.predictions.transform.dense.bias"])
     if norm:
         x = F.layer_norm(x, x.shape[-1:], W["cls.predictions.transform.LayerNorm.weight"],
-                         W["cls.predictions.transform.LayerNorm.bias"], 1e-12)
+                         W["cls.predictions.transform.LayerNorm.bias"], eps)
     logits = x @ W["bert.embeddings.word_embeddings.weight"].T  # the decoder is the word embeddings, tied
-    return logits + W["cls.predictions.bias"] if bias else logits
+    logits = logits + W["cls.predictions.bias"] if bias else logits
+    return logits.softmax(-1) if out == "probs" else logits
 
 
 MISTAKES = [
@@ -40,16 +41,25 @@ MISTAKES = [
     ("the transform's activation is ReLU: BERT's is GELU", dict(act=F.relu)),
     ("the transform's LayerNorm is missing: dense, GELU, then LayerNorm", dict(norm=False)),
     ("the bias per vocabulary entry (cls.predictions.bias) is missing", dict(bias=False)),
+    ("the transform's LayerNorm has eps 1e-5 (nn.LayerNorm's default); BERT's is 1e-12, which counts when the "
+     "LayerNorm's input varies little", dict(eps=1e-5)),
+    ("this is the tanh approximation of GELU; the course model's config says \"gelu\", the exact one "
+     "(F.gelu without approximate=)", dict(act=lambda x: F.gelu(x, approximate="tanh"))),
+    ("these are probabilities (a softmax over the vocabulary); the head returns the logits", dict(out="probs")),
 ]
 
 
-def _expected(hidden) -> torch.Tensor:
+@functools.lru_cache(maxsize=1)
+def _transformers_head():
     import transformers
 
     with quietly():
-        model = transformers.BertForPreTraining.from_pretrained(COURSE).eval()
+        return transformers.BertForPreTraining.from_pretrained(COURSE).eval().cls.predictions
+
+
+def _expected(hidden) -> torch.Tensor:
     with torch.no_grad():
-        return model.cls.predictions(hidden)
+        return _transformers_head()(hidden)
 
 
 def _hidden() -> torch.Tensor:
@@ -63,14 +73,9 @@ def _hidden() -> torch.Tensor:
         return model(**rows).last_hidden_state  # (B, T, H)
 
 
-def mlm_logits(fn) -> None:
-    """`fn(hidden, weights) -> (B, T, V)`: the MLM head's logits at every position, from the weights."""
-    W = course_weights()
-    hidden = _hidden()
-    kept = hidden.clone()
-    given = dict(W)
-    if "cls.predictions.decoder.weight" in given:
-        raise AssertionError("the course model stores its decoder tied: no cls.predictions.decoder.weight")
+def _case(fn, name: str, W: dict, hidden: torch.Tensor) -> torch.Tensor:
+    """fn on one (B, T, H) batch of hidden states, compared with transformers' head; returns its expected logits."""
+    kept, given = hidden.clone(), dict(W)
     try:
         got = fn(hidden, given)
     except NotImplementedError:
@@ -80,16 +85,29 @@ def mlm_logits(fn) -> None:
                             "\n  hint: the decoder is tied to the word embeddings (bert.embeddings.word_embeddings."
                             "weight, (V, H)): BERT stores no separate decoder matrix") from e
     except Exception as e:  # the learner's bug, shown with what it was given
-        raise ExerciseError(f"on the course model's hidden states {tuple(hidden.shape)}, your function raised "
-                            f"{type(e).__name__}: {e}") from e
+        raise ExerciseError(f"on {name} {tuple(hidden.shape)}, your function raised {type(e).__name__}: {e}") from e
     if not torch.equal(hidden, kept):
         raise ExerciseError("your function changed the hidden states it was given; compute new tensors")
     expected = _expected(hidden)
     if isinstance(got, torch.Tensor) and got.shape == expected.shape and not torch.allclose(got, expected, atol=1e-4):
         for hint, switches in MISTAKES:
             if torch.allclose(got, _head(W, hidden, **switches), atol=1e-4):
-                raise ExerciseError(f"the logits are not BERT's\n  hint: {hint}")
-    expect_close("the logits at every position of two sentences from the course model", got, expected, atol=1e-4,
+                raise ExerciseError(f"{name}: the logits are not BERT's\n  hint: {hint}")
+    expect_close(name, got, expected, atol=1e-4,
                  hint="dense, GELU, LayerNorm, then @ word_embeddings.T + cls.predictions.bias")
+    return expected
+
+
+def mlm_logits(fn) -> None:
+    """`fn(hidden, weights) -> (B, T, V)`: the MLM head's logits at every position, from the weights."""
+    W = course_weights()
+    if "cls.predictions.decoder.weight" in W:
+        raise AssertionError("the course model stores its decoder tied: no cls.predictions.decoder.weight")
+    hidden = _hidden()
+    expected = _case(fn, "the logits at every position of two sentences from the course model", W, hidden)
+    # The same states shrunk 100 times: the transform's LayerNorm then sees inputs that vary little, and its eps
+    # (1e-12, not nn.LayerNorm's 1e-5) shows in the logits.
+    _case(fn, "the same hidden states times 0.01 (the transform's LayerNorm input then varies little)", W,
+          hidden * 0.01)
     passed("mlm_logits", f"the logits over all {expected.shape[-1]:,} pieces agree with transformers' "
                          "BertForPreTraining on the course model")

@@ -65,18 +65,31 @@ def _ffn_diagnosis(got, x, w1, b1, w2, b2) -> str:
 
 
 def _ffn_case(fn, name, x, w1, b1, w2, b2, expected, atol):
+    args = {"x": x, "w1": w1, "b1": b1, "w2": w2, "b2": b2}
+    copies = {k: v.clone() for k, v in args.items()}
     try:
-        got = call(fn, name, x.clone(), w1.clone(), b1.clone(), w2.clone(), b2.clone())
+        got = call(fn, name, *copies.values())
     except ExerciseError as e:
         if isinstance(e.__cause__, RuntimeError) and any(s in str(e.__cause__) for s in ("shape", "size")):
             raise _with_hint(e, _LINEAR_LAYOUT) from None
         raise
+    _unchanged(name, args, copies)
     if isinstance(got, torch.Tensor) and got.shape != expected.shape and got.shape[-1] == w1.shape[0]:
         raise ExerciseError(f"{name}: expected shape {tuple(expected.shape)}, received shape {tuple(got.shape)}"
                             f"\n  hint: the block maps H -> I -> H; did you stop after the first linear map?")
     if not _same(got, expected, atol=atol):
         hint = _ffn_diagnosis(got, x, w1, b1, w2, b2) if isinstance(got, torch.Tensor) else ""
         expect_close(name, got, expected, atol=atol, rtol=1e-5, hint=hint)
+
+
+def _unchanged(name: str, before: dict, after: dict) -> None:
+    """The caller's tensors are the model's weights and hidden states: a `w1.t_()` that fixed a shape
+    error, or an `x += ...`, corrupts them for every later call."""
+    for what, t in before.items():
+        if not (after[what].shape == t.shape and torch.equal(after[what], t)):
+            raise ExerciseError(f"{name}: your function changed its argument {what} in place (shape {tuple(t.shape)}"
+                                f" -> {tuple(after[what].shape)})\n  hint: an in-place operation (.t_(), +=, "
+                                "mul_, ...) alters the caller's tensor; use w.T and out-of-place arithmetic")
 
 
 def feed_forward(fn) -> None:

@@ -63,8 +63,11 @@ def _count_hint(n: int, got: int, T: int, n_special: int, cap: int | None) -> st
             "candidates with the smallest random keys (a coin per token gives k only on average)")
 
 
-def _mask_problem(case: str, ids, special, cap, out, check_count: bool = True) -> str | None:
-    """The first broken promise of one call, described; None when all hold."""
+def _mask_problem(case: str, ids, special, cap, out, check_count: bool = True,
+                  vocab=(MASK, V, SPECIAL_IDS)) -> str | None:
+    """The first broken promise of one call, described; None when all hold. `vocab`: (mask_token_id,
+    vocab_size, special_token_ids) of the call."""
+    mask_id, vocab_size, special_ids = vocab
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         return f"{case}: expected a tuple (masked_ids, labels), received {type(out).__name__}"
     got = []
@@ -98,29 +101,29 @@ def _mask_problem(case: str, ids, special, cap, out, check_count: bool = True) -
             hint = _count_hint(n, got_k, ids.shape[1], int((special[b] & (ids[b] != PAD)).sum()), cap)
             return (f"{case}: row {b} has {n} candidates, so it must get exactly {expected_count(n, cap)} "
                     f"selected (max_predictions={cap}); received {got_k}\n  hint: {hint}")
-    changed = (labels != IGNORE) & (masked != ids) & (masked != MASK)
-    bad = masked[changed & ((masked < 0) | (masked >= V))]
+    changed = (labels != IGNORE) & (masked != ids) & (masked != mask_id)
+    bad = masked[changed & ((masked < 0) | (masked >= vocab_size))]
     if len(bad):
-        return (f"{case}: masked_ids contains {int(bad[0])}, outside the vocabulary [0, {V})\n  hint: random "
+        return (f"{case}: masked_ids contains {int(bad[0])}, outside the vocabulary [0, {vocab_size})\n  hint: random "
                 "ids come from [0, vocab_size)")
     drawn = masked[changed]
-    specials = [i for i in drawn.tolist() if i in SPECIAL_IDS]
+    specials = [i for i in drawn.tolist() if i in special_ids]
     if specials:
         return (f"{case}: a random replacement is the special id {specials[0]} (special_token_ids = "
-                f"{SPECIAL_IDS})\n  hint: draw random ids only among the ids that are not special (Google's "
+                f"{special_ids})\n  hint: draw random ids only among the ids that are not special (Google's "
                 "code and transformers draw from the whole vocabulary; this exercise, like minibert, does not)")
     return None
 
 
-def _masking_run(fn, case, ids, special, cap, generator, check_count=True):
+def _masking_run(fn, case, ids, special, cap, generator, check_count=True, vocab=(MASK, V, SPECIAL_IDS)):
     original, original_special = ids.clone(), special.clone()
-    out = call(fn, case, ids, special, MASK, V, list(SPECIAL_IDS), cap, generator)
+    out = call(fn, case, ids, special, vocab[0], vocab[1], list(vocab[2]), cap, generator)
     if not torch.equal(ids, original):
         raise ExerciseError(f"{case}: your function changed input_ids in place\n  hint: work on a copy "
                             "(masked = input_ids.clone()); the labels need the original ids")
     if not torch.equal(special, original_special):
         raise ExerciseError(f"{case}: your function changed special_tokens_mask in place; leave it as it is")
-    problem = _mask_problem(case, original, special, cap, out, check_count)
+    problem = _mask_problem(case, original, special, cap, out, check_count, vocab)
     if problem:
         raise ExerciseError(problem)
     return tuple(as_ids(t, ids.shape)[0] for t in out)
@@ -145,6 +148,7 @@ def mask_tokens(fn) -> None:
     masked, labels = _masking_run(fn, f"{case}, generator seed 0", ids, special, 20, _seeded(0))
     _draws_from_the_generator(fn, case, ids, special, masked, labels)
     n_sel = _the_80_10_10(case, ids, special, masked, labels)
+    _bert_special_ids(fn)
     passed("mask_tokens", f"6 hand-built cases (81 calls) hold every promise, and {n_sel:,} selections "
                           f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10)")
 
@@ -234,3 +238,24 @@ def _the_80_10_10(case: str, ids, special, masked, labels) -> int:
                             "position, uniformly among ALL the non-special ids of [0, vocab_size) "
                             "(torch.randint's upper bound is excluded)")
     return n_sel
+
+
+def _bert_special_ids(fn) -> None:
+    """BERT's special ids are not the first ids of its vocabulary ([PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102,
+    [MASK] 103; ids 1-99 are ordinary): a pool built as range(len(special_token_ids), vocab_size) or
+    range(max(special_token_ids) + 1, vocab_size), or kept from an earlier call, passes the vocabulary
+    above, whose specials come first, but not this one."""
+    pad, unk, cls, sep, mask, vocab_size = 0, 100, 101, 102, 103, 120
+    special_ids = [pad, unk, cls, sep, mask]
+    ordinary = torch.tensor([i for i in range(vocab_size) if i not in special_ids])
+    ids = ordinary[torch.randint(len(ordinary), (200, 64), generator=_seeded(103))]
+    ids[:, 0], ids[:, -1] = cls, sep
+    special = (ids == cls) | (ids == sep)
+    case = (f"200 rows of 64 tokens, mask_token_id={mask}, vocab_size={vocab_size}, special_token_ids={special_ids} "
+            "(BERT's ids: [PAD] 0, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103), max_predictions=20, generator seed 0")
+    masked, labels = _masking_run(fn, case, ids, special, 20, _seeded(0), vocab=(mask, vocab_size, special_ids))
+    drawn = masked[(labels != IGNORE) & (masked != ids) & (masked != mask)]
+    low = int(((drawn >= 1) & (drawn < unk)).sum())  # the 99 ordinary ids below the specials
+    expect_rate(f"{case}: random replacements among the ids 1-99", low, len(drawn), 99 / len(ordinary),
+                hint="draw among every id of [0, vocab_size) that is not in special_token_ids (BERT's specials are "
+                     "not the first ids: build the pool from the list on every call)")

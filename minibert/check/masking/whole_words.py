@@ -35,6 +35,12 @@ WORD_CASES = [  # tokens, the groups worked out by hand, what the case is about
      "[UNK] stands for a whole word the vocabulary cannot spell: an ordinary token, a word of its own; "
      "only [CLS], [SEP] and [PAD] are left out"),
 ]
+# More hand cases, run with those above; the ✓ line counts only those above (the stored notebook prints it).
+WORD_MORE = [
+    (["[CLS]", "the", "[MASK]", "sat", "[SEP]", "[PAD]"], [[1], [2], [3]],
+     "[MASK] is an ordinary token here, like [UNK]: a word of its own; only [CLS], [SEP] and [PAD] are left out "
+     "(test those three names, not every bracketed token)"),
+]
 
 
 def _real_token_lists(n: int = 40):
@@ -94,7 +100,7 @@ def _group_problem(case: str, tokens: list[str], groups, starts: list[bool]) -> 
 def word_groups(fn) -> None:
     """`fn(tokens: list[str]) -> list[list[int]]`: the positions of each word, "##" pieces with the token
     that starts their word; [CLS], [SEP] and [PAD] in no group."""
-    for tokens, expected, why in WORD_CASES:
+    for tokens, expected, why in WORD_CASES + WORD_MORE:
         given = list(tokens)
         got = call(fn, f"tokens = {tokens}", given)
         if given != tokens:

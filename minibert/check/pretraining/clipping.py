@@ -24,6 +24,8 @@ def _params(shapes, scale: float, seed: int, none_at=()) -> list[torch.nn.Parame
 def _norm_hint(got_norm, grads, max_norm) -> str:
     """What the learner's returned norm is, if it is a known wrong one."""
     norms = [g.norm() for g in grads if g is not None]
+    if not norms:
+        return "with no gradient at all there is nothing to scale, and the global norm is 0"
     total = float(torch.stack(norms).norm())
     flat = torch.cat([g.flatten() for g in grads if g is not None])
     guesses = [(sum(float(n) for n in norms), "the global norm is sqrt(sum of squares) over every element, not the "
@@ -56,6 +58,15 @@ def _grad_hint(got_norm, got_grads, grads, max_norm) -> str:
     return _norm_hint(got_norm, grads, max_norm) if got_norm is not None else "scale every gradient by max_norm / norm"
 
 
+# More cases, run after those above; the ✓ line counts only those (the stored notebook prints it).
+MORE_CASES = [
+    # norm 1.5 < max_norm 2 < 1.5² = 2.25: comparing the sum of squares with max_norm would clip here.
+    ("one vector [1, 1, 0.5] (norm 1.5), max_norm 2: nothing changes", [1.0, 1.0, 0.5], 2.0),
+    # torch.stack of no norms raises: clip_grad_norm_ returns 0 before a backward, or for a frozen model.
+    ("no parameter has a gradient (all frozen): the norm is 0", ([(3, 2), (2,)], 1.0, 5, (0, 1)), 1.0),
+]
+
+
 def clip_grad_norm(fn) -> None:
     """`fn(parameters, max_norm) -> total_norm`: the gradients of `parameters` (an iterable; some may have
     no gradient) scaled in place so that their global L2 norm is at most max_norm; returns the norm before."""
@@ -65,10 +76,11 @@ def clip_grad_norm(fn) -> None:
              ("one parameter without a gradient (frozen)", ([(6,), (3, 3), (2,)], 1.5, 2, (1,)), 0.5),
              ("one tensor far larger than the others", ([(50,), (2,)], 1.0, 3, ()), 2.0),
              ("a generator, as model.parameters() is: walk it once", ([(7, 2), (2,), (3,)], 3.0, 4, ()), 1.0)]
-    for name, spec, max_norm in cases:
-        if spec is None:
-            params = [torch.nn.Parameter(torch.tensor([1.0, -2.0]))]
-            params[0].grad = torch.tensor([3.0, 4.0])
+    for name, spec, max_norm in cases + MORE_CASES:
+        if spec is None or isinstance(spec[0], float):  # one vector written out, [3, 4] by default
+            grad = torch.tensor(spec or [3.0, 4.0])
+            params = [torch.nn.Parameter(torch.linspace(1.0, -2.0, len(grad)))]
+            params[0].grad = grad
         else:
             params = _params(*spec)
         weights = [p.detach().clone() for p in params]

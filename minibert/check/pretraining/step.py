@@ -15,6 +15,9 @@ from ..common import ExerciseError, as_float, call, optimizer_step, passed, weig
 from .accumulation import _batch, _model
 
 STEPS, LR, WARMUP, TOTAL = 2, 1e-2, 1, 10
+# max_grad_norm of each step: both gradients' norms (about 1.7) exceed both, and with two values a function
+# that clips to a fixed 1.0 shows (AdamW's update ignores a scale common to all steps, not one that changes).
+CLIPS = (1.0, 0.5)
 
 
 def _optimizer(model):
@@ -23,10 +26,11 @@ def _optimizer(model):
     return build_optimizer(model, lr=LR, warmup_steps=WARMUP, total_steps=TOTAL)
 
 
-def _losses(model, batch, *, mlm="labelled"):
+def _losses(model, batch, *, mlm="labelled", types=True):
     """(MLM loss, NSP loss) as a mistaken step computes them; mlm="every": the input ids predicted at
-    every real position; "share": the labelled positions' loss summed, divided by all B x T."""
-    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    every real position; "share": the labelled positions' loss summed, divided by all B x T; types=False:
+    the model run without the token types."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"] if types else None, batch["attention_mask"])
     E = model.bert.embeddings.word_embeddings.weight  # (V, H), the tied decoder
     labels = batch["labels"]
     if mlm == "every":
@@ -41,15 +45,15 @@ def _losses(model, batch, *, mlm="labelled"):
     return mlm_loss, F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
 
 
-def reference(model, batches, *, mlm="labelled", nsp=True, zero_grad=True, clip=True,
+def reference(model, batches, *, mlm="labelled", types=True, nsp=True, zero_grad=True, clip=True, clips=CLIPS,
               scheduler_first=False) -> list[tuple[float, float]]:
     """minibert's steps on `batches` (the switches make the usual mistakes); returns each step's losses."""
     optimizer, scheduler = _optimizer(model)
     losses = []
-    for batch in batches:
-        mlm_loss, nsp_loss = _losses(model, batch, mlm=mlm)
+    for batch, max_norm in zip(batches, clips, strict=True):
+        mlm_loss, nsp_loss = _losses(model, batch, mlm=mlm, types=types)
         (mlm_loss + nsp_loss if nsp else mlm_loss).backward()
-        optimizer_step(model, optimizer, scheduler, clip=1.0 if clip else None, scheduler_first=scheduler_first,
+        optimizer_step(model, optimizer, scheduler, clip=max_norm if clip else None, scheduler_first=scheduler_first,
                        zero_grad=zero_grad)
         losses.append((float(mlm_loss.detach()), float(nsp_loss.detach())))
     return losses
@@ -60,6 +64,8 @@ MISTAKES = [
                         "(labels != -100), whose tokens the input hides; elsewhere the answer is in the input"),
     (dict(mlm="share"), "the MLM loss is divided by all B x T positions: it is the MEAN over the labelled "
                         "positions (F.cross_entropy's default on the gathered logits)"),
+    (dict(types=False), "the token types are missing: pass batch['token_type_ids'] to model.bert (sentence B's "
+                        "tokens have type 1; without them every token reads as sentence A)"),
     (dict(nsp=False), "the NSP loss is missing: the step minimises the masked LM's loss PLUS NSP's"),
     (dict(zero_grad=False), "the gradients are never cleared: the second step adds the first one's. Call "
                             "optimizer.zero_grad() after the update"),
@@ -67,7 +73,17 @@ MISTAKES = [
                        "backward() and optimizer.step() (after the step, clipping changes nothing)"),
     (dict(scheduler_first=True), "the schedule is stepped before the optimizer: the first update then runs at "
                                  "the second step's rate; call scheduler.step() after optimizer.step()"),
+    (dict(clips=(1.0, 1.0)), f"every step was clipped to 1.0: clip to the max_grad_norm given ({CLIPS[0]} at the "
+                             f"first step, {CLIPS[1]} at the second)"),
 ]
+
+
+def _pairs(batch: dict) -> dict:
+    """The batch with token types as an NSP pair has them: 0 for A, 1 for B (the second half of each row's real
+    tokens) and 0 at padding, so that a model run without token_type_ids shows."""
+    real = batch["attention_mask"]
+    second = torch.arange(real.shape[1])[None] >= real.sum(1, keepdim=True) // 2
+    return {**batch, "token_type_ids": (second & real.bool()).long()}
 
 
 def _weights(model) -> list[torch.Tensor]:
@@ -76,7 +92,7 @@ def _weights(model) -> list[torch.Tensor]:
 
 def pretraining_step(fn) -> None:
     """`fn(model, batch, optimizer, scheduler, max_grad_norm) -> (mlm_loss, nsp_loss)`: one step."""
-    batches = [_batch(6, 12, [2, 1, 4, 3, 1, 2], seed=10), _batch(6, 12, [1, 5, 2, 2, 3, 1], seed=11)]
+    batches = [_pairs(_batch(6, 12, [2, 1, 4, 3, 1, 2], seed=10)), _pairs(_batch(6, 12, [1, 5, 2, 2, 3, 1], seed=11))]
     kept = [{k: v.clone() for k, v in b.items()} for b in batches]
     model = _model(3)
     start = _weights(model)
@@ -84,9 +100,10 @@ def pretraining_step(fn) -> None:
     wanted = _weights(model)
     mine = _model(3)
     optimizer, scheduler = _optimizer(mine)
-    for i, batch in enumerate(batches):
-        case = f"step {i + 1} of 2 (a 2-layer BERT, 6 rows, lr {LR}, warm-up {WARMUP} of {TOTAL} steps)"
-        got = call(fn, case, mine, batch, optimizer, scheduler, 1.0)
+    for i, (batch, max_norm) in enumerate(zip(batches, CLIPS, strict=True)):
+        case = (f"step {i + 1} of 2 (a 2-layer BERT, 6 rows of sentence pairs, lr {LR}, warm-up {WARMUP} of {TOTAL} "
+                f"steps, max_grad_norm={max_norm})")
+        got = call(fn, case, mine, batch, optimizer, scheduler, max_norm)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise ExerciseError(f"{case}: expected (mlm_loss, nsp_loss), received {got!r:.200}")
         for name, value, want in zip(("mlm_loss", "nsp_loss"), got, expected[i]):

@@ -82,7 +82,9 @@ def _unpad_case(fn, name, x, mask):
     if not isinstance(packed, torch.Tensor) or packed.shape != right_packed.shape:
         shape = tuple(packed.shape) if isinstance(packed, torch.Tensor) else type(packed).__name__
         hint = (" (this keeps every position: multiplying by the mask zeroes [PAD] but keeps its FLOPs; pack the real "
-                "tokens into one dimension of N)" if shape == tuple(x.shape) else "")
+                "tokens into one dimension of N)" if shape == tuple(x.shape) else
+                f" (N = {len(right_packed)} tokens, each with all of x's trailing axes {tuple(x.shape[2:])}: "
+                "x.flatten(0, 1)[indices])" if shape[:1] == (len(right_packed),) else "")
         raise ExerciseError(f"{show}\n  expected packed x of shape {tuple(right_packed.shape)}, received {shape}{hint}")
     if packed.dtype != x.dtype:
         raise ExerciseError(f"{show}\n  packed x has dtype {packed.dtype}; keep x's dtype, {x.dtype}")
@@ -109,7 +111,8 @@ def _pad_case(fn, name, x, mask):
     show = f"{name}:\n  x (packed) {packed.tolist()}\n  indices    {indices.tolist()}, B={B}, T={T}"
     if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
         shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-        hint = " (reshape the B·T rows into (B, T, ...))" if shape == (B * T, *expected.shape[2:]) else ""
+        hint = (" (reshape the B·T rows into (B, T, ...))" if shape == (B * T, *expected.shape[2:]) else
+                f" (every trailing axis of x, {tuple(packed.shape[1:])}, after (B, T))" if shape[:2] == (B, T) else "")
         raise ExerciseError(f"{show}\n  expected shape {tuple(expected.shape)}, received {shape}{hint}")
     if got.dtype != packed.dtype:
         raise ExerciseError(f"{show}\n  the result has dtype {got.dtype}; keep x's dtype, {packed.dtype}")
@@ -146,12 +149,20 @@ def _random_cases(seed: int):
     return cases
 
 
+def _four_axes():
+    """x (B, T, nh, hs), as attention holds it per head: "any trailing dimensions" is more than one. Not
+    counted in the ✓ lines, which the notebooks' stored outputs show."""
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]])
+    return [("a (B, T, nh, hs) = (3, 5, 2, 3) batch, two trailing axes: each real token keeps its (2, 3) block",
+             torch.arange(90.0).view(3, 5, 2, 3), mask)]
+
+
 def unpad_input(fn) -> None:
     """fn(x (B, T, ...), attention_mask (B, T)) -> (x (N, ...) of the real tokens, row-major; indices (N,))."""
     for x, mask, lesson in HAND:
         _unpad_case(fn, f"hand case ({lesson})", x, torch.tensor(mask))
     cases = _random_cases(102)
-    for name, x, mask in cases:
+    for name, x, mask in cases + _four_axes():
         _unpad_case(fn, name, x, mask)
     passed("unpad_input", f"{len(HAND)} hand-computed batches and {len(cases)} random and real ones equal "
                           "minibert.model.unpad_input, and pad_input puts them back")
@@ -162,7 +173,7 @@ def pad_input(fn) -> None:
     for x, mask, lesson in HAND:
         _pad_case(fn, f"hand case ({lesson})", x, torch.tensor(mask))
     cases = _random_cases(103)
-    for name, x, mask in cases:
+    for name, x, mask in cases + _four_axes():
         _pad_case(fn, name, x, mask)
     passed("pad_input", f"{len(HAND)} hand-computed batches and {len(cases)} random and real ones equal "
                         "minibert.model.pad_input: every token back at b·T + t, zeros at [PAD]")

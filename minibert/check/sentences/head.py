@@ -139,8 +139,15 @@ def _pair(name, got):
     return got
 
 
-def _check_loss(name, fn, h, Wp, bp, W, b, labels, expected_logits, expected_loss):
-    """The logits first (with their own mistakes named), then the loss of this kind of labels."""
+LARGE = ("right on the moderate logits before, wrong on these large ones: in float32, sigmoid(z) is exactly 1 above "
+         "z ≈ 17 and a softmax probability exactly 0 some 104 below the top logit, and log of those is −inf (or "
+         "clamped). Compute the loss from the logits: F.cross_entropy, F.binary_cross_entropy_with_logits, or "
+         "log_softmax / F.logsigmoid by hand")
+
+
+def _check_loss(name, fn, h, Wp, bp, W, b, labels, expected_logits, expected_loss, last_hint=None):
+    """The logits first (with their own mistakes named), then the loss of this kind of labels; `last_hint`, if
+    given, replaces the last resort's hint."""
     kind = problem_type(None, W.shape[0], labels)
     name = f"{name}; {KINDS[kind]}"
     inputs = [h, Wp, bp, W, b, labels]
@@ -157,16 +164,19 @@ def _check_loss(name, fn, h, Wp, bp, W, b, labels, expected_logits, expected_los
         raise ExerciseError(f"{name}: the loss is one number, the mean over the batch (a 0-dim tensor); received "
                             f"shape {tuple(loss.shape)}: was reduction='none' left on, or the mean not taken?")
     got = loss.detach().to(torch.float64)
+    if not torch.isfinite(got):
+        raise ExerciseError(f"{name}: the loss is {got.item()}, expected {expected_loss.item():.6g}"
+                            + (f"\n  hint: {last_hint}" if last_hint else ""))
     if not torch.allclose(got, expected_loss.to(torch.float64), atol=1e-5, rtol=1e-4):
         z, y = expected_logits.detach().to(torch.float64), labels if kind == "single_label_classification" else \
             labels.to(torch.float64)
         for hint, wrong in LOSS_MISTAKES[kind]:
             if torch.allclose(got, wrong(z, y).to(torch.float64), atol=1e-5, rtol=1e-4):
                 raise ExerciseError(f"{name}: {hint}")
-    expect_close(f"{name}, the loss", got, expected_loss.to(torch.float64),
-                 hint={"regression": "F.mse_loss(logits.squeeze(-1), labels)",
-                       "single_label_classification": "F.cross_entropy(logits, labels)",
-                       "multi_label_classification": "F.binary_cross_entropy_with_logits(logits, labels)"}[kind])
+    usual = {"regression": "F.mse_loss(logits.squeeze(-1), labels)",
+             "single_label_classification": "F.cross_entropy(logits, labels)",
+             "multi_label_classification": "F.binary_cross_entropy_with_logits(logits, labels)"}[kind]
+    expect_close(f"{name}, the loss", got, expected_loss.to(torch.float64), hint=last_hint or usual)
 
 
 def _labels(kind, B, K, generator):
@@ -175,6 +185,20 @@ def _labels(kind, B, K, generator):
     if kind == "single_label_classification":
         return torch.randint(0, K, (B,), generator=generator)
     return torch.randint(0, 2, (B, K), generator=generator).to(torch.float64)
+
+
+def _large_logits(fn) -> None:
+    """A confident head in float32, logits past ±100, and labels that contradict it: the loss is large but
+    finite, and log(softmax) or log(sigmoid) taken apart reach log(0) there. After the moderate cases, so a
+    failure here is the numerics, not the formula."""
+    for seed, (kind, K) in enumerate((("single_label_classification", 3), ("multi_label_classification", 3))):
+        g = torch.Generator().manual_seed(74 + seed)
+        h, Wp, bp = torch.randn(4, 3, 8, generator=g), torch.randn(8, 8, generator=g), torch.randn(8, generator=g)
+        W, b = torch.randn(K, 8, generator=g) * 30, torch.zeros(K)
+        logits = _head_ref(h, Wp, bp, W, b)
+        labels = logits.argmin(-1) if kind == "single_label_classification" else (logits < 0).float()  # all wrong
+        _check_loss(f"large logits (up to {logits.abs().max().item():.0f}, float32), labels the head gets wrong",
+                    fn, h, Wp, bp, W, b, labels, logits, classification_loss(logits, labels, kind), last_hint=LARGE)
 
 
 def sequence_loss(fn) -> None:
@@ -210,6 +234,7 @@ def sequence_loss(fn) -> None:
         _check_loss(f"random BertForSequenceClassification, H={H}, K={K}, (B, T)=({B}, {T}), eval mode", fn,
                     hidden, *[w.detach() for w in _weights(model)], labels, out.logits, out.loss)
         cases += 1
+    _large_logits(fn)  # not counted in the message below, which the notebooks' stored outputs show
     h, weights, logits = _minilm_case()
     labels = torch.tensor([1, 0, 1])
     _check_loss("all-MiniLM-L6-v2 with a fresh 2-label head, three padded sentences", fn, h, *weights, labels,

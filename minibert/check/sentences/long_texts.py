@@ -145,6 +145,21 @@ def _numpy_case(fn) -> None:
                             "False, but comparisons, arithmetic and slicing work alike for both") from e
 
 
+def _other_vocabulary(fn) -> None:
+    """The worked example with the course model's own vocabulary, where [CLS] is 2 and [SEP] is 3: the ids
+    come from the arguments, not from BERT's numbering."""
+    ids, cls_id, sep_id = list(range(11, 21)), 2, 3
+    name = (f"ids={ids}, max_length=7, head=2, cls_id={cls_id}, sep_id={sep_id} (the worked example's cut with "
+            "the course model's vocabulary, whose [CLS] is 2 and [SEP] is 3)")
+    got = _as_ids(name, call(fn, name, list(ids), 7, 2, cls_id, sep_id))
+    expected = [cls_id, 11, 12, 18, 19, 20, sep_id]
+    hint = ""
+    if got and got[0] == CLS or got and got[-1] == SEP:
+        hint = (f"yours wrote BERT's {CLS} or {SEP}: take [CLS] and [SEP] from the arguments cls_id and sep_id, "
+                "another vocabulary numbers them differently")
+    expect_equal(name, got, expected, hint)
+
+
 @lru_cache(maxsize=1)
 def _real_texts():
     """Six real snippets of the `sentiment` task's dev split (Rotten Tomatoes critics)."""
@@ -179,6 +194,7 @@ def head_tail(fn) -> None:
     for ids, m, h, names, why in BAD:
         _expect_value_error(fn, ids, m, h, names, why)
     _numpy_case(fn)
+    _other_vocabulary(fn)
     real = _real_cases(fn)
     rng = random.Random(71)
     for _ in range(100):

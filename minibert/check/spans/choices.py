@@ -74,6 +74,12 @@ def _check(fn, name, batch, score, expected):
         if wrong_probs is not None and probs.shape == (B, C) and torch.allclose(probs, wrong_probs, atol=1e-5):
             raise ExerciseError(f"{name}: wrong probs, each column sums to 1: {probs.sum(0).tolist()}\n  hint: {hint}")
     expect_close(f"{name}: logits", logits, expected, hint="logits[b, c] is the scorer's number for question b, choice c")
+    if probs.shape == expected.shape and not torch.isfinite(probs).all():  # expect_close cannot show where a nan is
+        hint = (f"\n  hint: the logits are right and reach {expected.abs().max().item():.0f}; exp overflows float32 "
+                "above about 88, so exp(z) / sum(exp(z)) is inf / inf: torch.softmax(logits, dim=-1) subtracts each "
+                "row's largest logit first" if expected.abs().max() > 88 else "")
+        raise ExerciseError(f"{name}: probs\n  expected {expected.softmax(-1).tolist()}\n  received {probs.tolist()}"
+                            + hint)
     expect_close(f"{name}: probs", probs, expected.softmax(-1),
                  hint="probs = softmax of the logits over the C choices (dim -1)")
 
@@ -114,8 +120,11 @@ def choice_logits(fn) -> None:
         cases.append((f"hand case (B, C, T) = {(B, C, T)}, a row's score = the sum of its real ids", batch,
                       _sum_scorer, _sum_scorer(**{k: v.reshape(B * C, T) for k, v in batch.items()}).view(B, C)))
     batch, score, expected = _course_case()
+    one = {k: v[1:2] for k, v in cases[0][1].items()}  # B = 1: one question, still a (1, C) result
+    more = [("hand case (B, C, T) = (1, 3, 4), one question: a row's score = the sum of its real ids", one, _sum_scorer,
+             _sum_scorer(**{k: v.reshape(3, 4) for k, v in one.items()}).view(1, 3))]
     cases.append(("the course model's BertForMultipleChoice on 3 next-sentence-choice questions (B, C, T) = "
                   f"{tuple(batch['input_ids'].shape)}", batch, score, expected))
-    for name, batch, score, expected in cases:
+    for name, batch, score, expected in cases + more:  # `more` is not counted in the ✓ line the notebooks show
         _check(fn, name, batch, score, expected)
     passed("choice_logits", f"{len(cases) - 1} hand-made batches and the course model's BertForMultipleChoice agree")

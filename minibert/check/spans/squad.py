@@ -16,7 +16,7 @@ from ..common import ExerciseError, as_float, passed, valid_lines
 
 
 def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="tokens", sets=None, empty=1.0,
-        accents=True):
+        accents=True, spaces_only=False):
     """F1 with the usual mistakes switched on by the keyword arguments."""
     def normalise(s):
         s = s.casefold() if lower == "casefold" else s.lower() if lower else s
@@ -36,9 +36,10 @@ def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="
             s = re.sub(r"^\s*(a|an|the)\b", " ", s)
         elif articles:
             s = re.sub(r"\b(a|an|the)\b", " ", s)
-        return " ".join(s.split())
+        return " ".join(w for w in s.split(" ") if w) if spaces_only else " ".join(s.split())
+    split = (lambda t: t.split(" ") if t else []) if spaces_only else str.split  # split(" "): a tab stays in a word
     p, g = normalise(prediction), normalise(gold)
-    p, g = (p.split(), g.split()) if unit == "tokens" else (list(p.replace(" ", "")), list(g.replace(" ", "")))
+    p, g = (split(p), split(g)) if unit == "tokens" else (list(p.replace(" ", "")), list(g.replace(" ", "")))
     if not p or not g:
         return empty if not p and not g else 0.0
     if sets:
@@ -78,6 +79,8 @@ MISTAKES = [
      "both (Counter(p) & Counter(g))", dict(sets="overlap")),
     ("the tokens were counted as sets: repeated tokens count as many times as they occur (Counter(p) & Counter(g), "
      "precision over len(prediction tokens))", dict(sets="sizes")),
+    ("the text was split on spaces only (split(\" \")); a tab or a newline separates words too: split() with no "
+     "argument splits on any run of whitespace", dict(spaces_only=True)),
     ("both answers are empty after normalisation (\"no answer\" on both sides): that is a match, F1 = 1",
      dict(empty=0.0)),
 ]
@@ -112,6 +115,11 @@ HAND = [
     ("", "Ahab", 0.0, "no answer given, one expected"),
     ("Ahab", "", 0.0, "an answer given, none expected"),
 ]
+
+
+# More hand cases, apart from HAND because the ✓ line counts HAND (and the notebooks keep that line).
+MORE = [("captain\nahab", "captain\tahab", 1.0, "a newline and a tab separate words as a space does: split() "
+         "splits on any run of whitespace, split(\" \") on spaces only")]
 
 
 def _call(fn, name, prediction, gold):
@@ -179,6 +187,9 @@ def squad_f1(fn) -> None:
     """fn(prediction: str, gold: str) -> SQuAD's token F1 in [0, 1] after SQuAD's normalisation."""
     for prediction, gold, expected, lesson in HAND:
         assert abs(reference_f1(prediction, gold) - expected) < 1e-12  # the hand values are SQuAD's
+        _check(fn, f"hand case prediction={prediction!r}, gold={gold!r} ({lesson})", prediction, gold, expected)
+    for prediction, gold, expected, lesson in MORE:
+        assert abs(reference_f1(prediction, gold) - expected) < 1e-12
         _check(fn, f"hand case prediction={prediction!r}, gold={gold!r} ({lesson})", prediction, gold, expected)
     pairs = _random_pairs(60)
     for prediction, gold in pairs:

@@ -56,6 +56,16 @@ WORDPIECE_CASES = [
     ("150 characters", "ab" * 75, {"a", "##a", "##b"}, ["[UNK]"],
      "100 is the limit here, not Google's 200: a word of 150 characters is '[UNK]'"),
 ]
+# More hand cases, run with those above; the ✓ line counts only those above (the stored notebook prints it).
+WORDPIECE_MORE = [
+    # A Cyrillic letter is 2 bytes in UTF-8: the limit counts characters, as len(word) does.
+    ("100 characters of 2 bytes each", "д" * 100, {"д", "##д"}, ["д"] + ["##д"] * 99,
+     "the limit counts characters, len(word), not UTF-8 bytes: this word of 100 characters (200 bytes) is cut"),
+    # The lookups are exact: case is the vocabulary's business (a cased model's vocab holds 'Mc' and 'mc').
+    ("a cased vocabulary", "McDonald", {"Mc", "mc", "##Donald", "##donald"}, ["Mc", "##Donald"],
+     "look each piece up exactly as it is in the word: do not lower-case it (the basic tokenizer did that for "
+     "uncased models; a cased vocabulary holds 'Mc' apart from 'mc')"),
+]
 
 _OFFSET_HINTS = {
     "inclusive": "end is exclusive, as in word[start:end]: the piece 'un' of 'unaffable' is (0, 2), not (0, 1)",
@@ -103,7 +113,7 @@ def wordpiece_encode(fn) -> None:
     """Check `fn(word, vocab) -> [(piece, start, end), ...]`: greedy longest-match-first, '##'
     continuations, offsets into the word (end exclusive), one '[UNK]' spanning the word for a word that
     cannot be cut (or has more than 100 characters)."""
-    for name, word, vocab, pieces, hint in WORDPIECE_CASES:
+    for name, word, vocab, pieces, hint in WORDPIECE_CASES + WORDPIECE_MORE:
         case = f"{_word_label(word, vocab)} [{name}]"
         expected = reference.wordpiece(word, set(vocab))
         assert [t[0] for t in expected] == pieces, name  # the hand-worked pieces

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from ...tokenizer import truncate_pair
 from ..common import ExerciseError, call, expect_equal, minilm_tokenizer, passed, valid_lines
 from ._shared import _named
@@ -102,6 +104,10 @@ def _check_pack(case: str, fn, tokens_a, tokens_b, max_length, expected_tokens, 
         raise ExerciseError(f"{case}: {len(tokens)} tokens but {len(types)} token types\n  expected "
                             f"{expected_types!r}\n  received {types!r}\n  hint: one type per token, the "
                             "special tokens included")
+    # False == 0 in Python, but a bool tensor cannot index an embedding (numpy's bools are no bool subclass).
+    if any(isinstance(t, (bool, np.bool_)) for t in types):
+        raise ExerciseError(f"{case}, the token types: received {types!r}"[:600] + "\n  hint: token type ids are the "
+                            "integers 0 and 1 (each picks a row of the token type embedding), not False and True")
     for i, (want, got) in enumerate(zip(expected_types, types)):
         if got != want:
             sep = expected_tokens.index("[SEP]")  # the cut lengths: A ends before the first [SEP]

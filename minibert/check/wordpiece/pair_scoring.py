@@ -49,6 +49,11 @@ PAIR_CASES = [
 ]
 
 
+# float32 arithmetic (torch's true division of integer tensors) is off by a few 1e-7; every mistake below is
+# off by far more.
+_REL_TOL = 1e-6
+
+
 def _check_scores(case: str, got, expected: dict, slips: dict, hint: str = "") -> None:
     if isinstance(got, Mapping) and got and all(isinstance(k, str) for k in got):
         raise ExerciseError(f"{case}: the keys of your dict are strings ({next(iter(got))!r}, ...)\n  hint: key each "
@@ -72,12 +77,12 @@ def _check_scores(case: str, got, expected: dict, slips: dict, hint: str = "") -
             value = float(got[pair])
         except (TypeError, ValueError):
             raise ExerciseError(f"{case}: the score of {pair!r} is {got[pair]!r}, not a number") from None
-        if not math.isclose(value, want, rel_tol=1e-9, abs_tol=1e-12):
+        if not math.isclose(value, want, rel_tol=_REL_TOL, abs_tol=1e-12):
             wrong.append((pair, want, value))
     if wrong:
         # Show a pair whose wrong value gives the mistake away, if there is one; else the first.
         known = [(w, text) for w in wrong for (p, slip), text in slips.items()
-                 if p == w[0] and math.isclose(w[2], slip)]
+                 if p == w[0] and math.isclose(w[2], slip, rel_tol=_REL_TOL)]
         (pair, want, value), why = known[0] if known else (wrong[0], hint or (
             "score = freq(ab) / (freq(a) × freq(b)), every frequency weighted by the word counts"))
         raise ExerciseError(f"{case}: {len(wrong)} of {len(expected)} scores differ; the score of {pair!r}:"
@@ -115,7 +120,7 @@ def pair_scores(fn) -> None:
         if counts is _TOY_COUNTS:  # the same input again must give the same scores
             again = call(fn, "again", copy.deepcopy(_TOY_COUNTS), copy.deepcopy(_TOY_SPLITS))
             if not isinstance(again, Mapping) or set(again) != set(PAIR_CASES[0][3]) or any(
-                    not math.isclose(float(again[k]), v) for k, v in PAIR_CASES[0][3].items()):
+                    not math.isclose(float(again[k]), v, rel_tol=_REL_TOL) for k, v in PAIR_CASES[0][3].items()):
                 raise ExerciseError("my_pair_scores on the toy corpus gave another result when called a second time: "
                                     "something is kept between calls (a Counter made outside the function, or a default "
                                     "argument such as freq=Counter())")
