@@ -27,7 +27,7 @@ import importlib
 from dataclasses import dataclass, field
 
 MODULES = ("ex01_wordpiece", "ex02_attention", "ex03_encoder", "ex04_masking", "ex05_pretraining",
-           "ex06_analysis", "ex07_sentences", "ex08_spans", "ex09_ablations", "ex10_scale")
+           "ex06_analysis", "ex07_sentences", "ex08_spans", "ex09_ablations", "ex10_scale", "ex11_capstone")
 
 
 @dataclass

@@ -9,6 +9,7 @@ import unicodedata
 from minibert.tokenizer.reference import CJK_RANGES
 
 from . import Exercise
+from collections import Counter, defaultdict
 
 EX = Exercise("1.1", "basic_words")
 
@@ -750,3 +751,435 @@ def translation_table(text):
         return f" {kept} " if _is_cjk(ch) else kept
 
     return text.translate({ord(ch): becomes(ch) for ch in set(text)}).split()
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX.batch = 6
+
+
+def _in_cjk_b6(ch):
+    return any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
+
+
+def _is_punct_b6(ch):
+    return (ch.isascii() and not ch.isalnum()) or unicodedata.category(ch).startswith("P")
+
+
+def _punct_words_b6(text, is_punct=_is_punct_b6):
+    words = []
+    for chunk in text.split():
+        current = ""
+        for ch in chunk:
+            if is_punct(ch):
+                if current:
+                    words.append(current)
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+@EX.bug
+def base_letter_from_decomposition(text):
+    """I stripped accents by replacing each lower-cased character with the first code point of unicodedata.decomposition(c), its base letter, instead of NFD and dropping Mn, so a combining mark that is already on its own stays, and a letter with two accents keeps one.
+    Differs on: "cafe\\u0301" (expected ["cafe"], gives ["cafe\\u0301"]); "ǖ" (expected ["u"], gives ["ü"]); "İ" (expected ["i"], keeps U+0307)."""
+    def base(c):
+        d = unicodedata.decomposition(c)
+        if d and not d.startswith("<"):              # canonical decomposition: base letter first
+            return chr(int(d.split()[0], 16))
+        return c
+
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(base(c) for c in ch.lower())
+            out.append(f" {kept} " if _in_cjk_b6(ch) else kept)
+    return _punct_words_b6("".join(out))
+
+
+@EX.bug
+def ideograph_appended_as_written(text):
+    """An ideograph has no case and no accent, so I padded it with spaces and appended it as it was, without the lower-casing and NFD the other characters go through; a CJK compatibility ideograph then keeps its own code point instead of becoming the unified one.
+    Differs on: "\\uf900" (expected ["\\u8c48"], gives ["\\uf900"]); "\\ufa10x" (expected ["\\u585a", "x"])."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        elif _in_cjk_b6(ch):
+            out.append(" " + ch + " ")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn"))
+    return _punct_words_b6("".join(out))
+
+
+@EX.bug
+def punctuation_subcategories_listed(text):
+    """For non-ASCII punctuation I listed the categories I knew, Po, Ps, Pe and Pd, and forgot the initial and final quotes (Pi, Pf) and the connectors (Pc).
+    Differs on: "«oui»" (expected ["«", "oui", "»"], gives ["«oui»"]); "“hi”" and "a‿b" likewise stay one word."""
+    def is_punct(c):
+        return (c.isascii() and not c.isalnum()) or unicodedata.category(c) in ("Po", "Ps", "Pe", "Pd")
+
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _in_cjk_b6(ch) else kept)
+    return _punct_words_b6("".join(out), is_punct)
+
+
+@EX.bug
+def lower_skipped_when_it_lengthens(text):
+    """To keep one output character per input character I lower-cased a character only when ch.lower() is one character long, so "İ" (whose lower() is i + U+0307) stays capital, and NFD then leaves a capital I.
+    Differs on: "İstanbul" (expected ["istanbul"], gives ["Istanbul"])."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            low = ch.lower()
+            if len(low) != 1:
+                low = ch
+            kept = "".join(c for c in unicodedata.normalize("NFD", low) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _in_cjk_b6(ch) else kept)
+    return _punct_words_b6("".join(out))
+
+
+@EX.correct
+def chunks_by_regex_cut_at_marks(text):
+    """Cleaned characters collected in a list; chunks found with re.finditer(r"\\S+"), each cut at its punctuation positions by slicing (string.punctuation for ASCII)."""
+    ascii_marks = set(string.punctuation)
+    cleaned = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Zs" or ch in (" ", "\t", "\n", "\r"):
+            cleaned.append(" ")
+        elif cat in ("Cc", "Cf", "Co", "Cs") or ch == "\x00" or ch == "\ufffd":
+            pass
+        else:
+            s = unicodedata.normalize("NFD", ch.lower())
+            s = "".join(c for c in s if unicodedata.category(c) != "Mn")
+            if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES):
+                s = " " + s + " "
+            cleaned.append(s)
+    words = []
+    for m in re.finditer(r"\S+", "".join(cleaned)):
+        chunk = m.group()
+        cuts = [i for i, c in enumerate(chunk) if c in ascii_marks or unicodedata.category(c)[0] == "P"]
+        prev = 0
+        for i in cuts:
+            if i > prev:
+                words.append(chunk[prev:i])
+            words.append(chunk[i])
+            prev = i + 1
+        if prev < len(chunk):
+            words.append(chunk[prev:])
+    return words
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX1_2 = Exercise("1.2", "wordpiece_encode")
+EX1_2.batch = 6
+
+
+@EX1_2.bug
+def limit_reached_at_one_hundred(word, vocab):
+    """I wrote the length limit as len(word) >= 100, so a word of exactly 100 characters is [UNK] without trying, although only words of MORE than 100 are.
+    Differs on: "a" * 100 with {"a", "##a"} (expected 100 pieces ("a", 0, 1), ("##a", 1, 2), ..., gives [("[UNK]", 0, 100)])."""
+    if len(word) >= 100:
+        return [("[UNK]", 0, len(word))]
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:
+            candidate = ("##" if start else "") + word[start:end]
+            if candidate in vocab:
+                break
+            end -= 1
+        if end == start:
+            return [("[UNK]", 0, len(word))]
+        pieces.append((candidate, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.bug
+def offsets_from_stripped_pieces(word, vocab):
+    """I cut the word into pieces first and worked out the offsets afterwards, adding up the lengths of the pieces with their "##" removed by lstrip("#"), which also strips a "#" that belongs to the word.
+    Differs on: "#" with {"#"} (expected [("#", 0, 1)], gives [("#", 0, 0)]); "a#" with {"a", "###"} (expected [("a", 0, 1), ("###", 1, 2)], gives ("###", 1, 1))."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    pieces, i = [], 0
+    while i < len(word):
+        for j in range(len(word), i, -1):
+            piece = word[i:j] if not pieces else "##" + word[i:j]
+            if piece in vocab:
+                pieces.append(piece)
+                i = j
+                break
+        else:
+            return [("[UNK]", 0, len(word))]
+    out, pos = [], 0
+    for piece in pieces:
+        n = len(piece.lstrip("#"))
+        out.append((piece, pos, pos + n))
+        pos += n
+    return out
+
+
+@EX1_2.bug
+def vocab_ids_tested_for_truth(word, vocab):
+    """To handle both kinds of vocab I made a dict {piece: id} (a set numbered with enumerate) and tested `if ids.get(candidate):`, so the piece whose id is 0 counts as missing.
+    Differs on: "ab" with {"a": 0, "##b": 1} (expected [("a", 0, 1), ("##b", 1, 2)], gives [("[UNK]", 0, 2)]); a set vocabulary loses whichever piece enumerate numbers 0."""
+    ids = vocab if isinstance(vocab, dict) else {p: i for i, p in enumerate(vocab)}
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    result, start = [], 0
+    while start < len(word):
+        found = None
+        for end in range(len(word), start, -1):
+            candidate = word[start:end] if start == 0 else "##" + word[start:end]
+            if ids.get(candidate):
+                found = (candidate, start, end)
+                break
+        if found is None:
+            return [("[UNK]", 0, len(word))]
+        result.append(found)
+        start = found[2]
+    return result
+
+
+@EX1_2.bug
+def unk_only_for_the_rest(word, vocab):
+    """When no piece fitted I kept the pieces found so far and made only the rest of the word [UNK], spanning from where the cut stopped to the end.
+    Differs on: "abc" with {"a", "ab", "##bc"} (expected [("[UNK]", 0, 3)], gives [("ab", 0, 2), ("[UNK]", 2, 3)])."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            candidate = word[start:end] if start == 0 else "##" + word[start:end]
+            if candidate in vocab:
+                break
+        else:
+            return pieces + [("[UNK]", start, len(word))]
+        pieces.append((candidate, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.correct
+def recursive_shortest_first_remembering_the_last_hit(word, vocab):
+    """Recursive: at each position scan the candidate ends from short to long and keep the last one found (the longest), then cut the rest of the word."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+
+    def cut(start):
+        if start == len(word):
+            return []
+        best = None
+        prefix = "" if start == 0 else "##"
+        for end in range(start + 1, len(word) + 1):
+            if prefix + word[start:end] in vocab:
+                best = end
+        if best is None:
+            return None
+        rest = cut(best)
+        return None if rest is None else [(prefix + word[start:best], start, best)] + rest
+
+    pieces = cut(0)
+    return [("[UNK]", 0, len(word))] if pieces is None else pieces
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX1_3 = Exercise("1.3", "pair_scores")
+EX1_3.batch = 6
+
+
+@EX1_3.bug
+def piece_counted_once_per_word(word_counts, splits):
+    """I counted freq(a) over set(pieces), to count each piece once per word, so a piece that occurs twice in one word is counted once.
+    Differs on: {"aaa": 1} split ["a", "##a", "##a"] (expected {("a", "##a"): 0.5, ("##a", "##a"): 0.25}, gives 1.0 and 1.0)."""
+    piece_freq, pair_freq = Counter(), Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for piece in set(pieces):
+            piece_freq[piece] += n
+        for a, b in zip(pieces, pieces[1:]):
+            pair_freq[a, b] += n
+    return {(a, b): f / (piece_freq[a] * piece_freq[b]) for (a, b), f in pair_freq.items()}
+
+
+@EX1_3.bug
+def characters_instead_of_current_splits(word_counts, splits):
+    """I split each word into its characters myself (first letter, then "##" + each other letter), as the trainer starts, instead of reading its current pieces from splits.
+    Differs on: {"hugs": 1} with splits {"hugs": ["hu", "##gs"]} (expected {("hu", "##gs"): 1.0}, gives the three character pairs); the toy corpus split into characters agrees."""
+    piece_freq, pair_freq = defaultdict(int), defaultdict(int)
+    for word, n in word_counts.items():
+        pieces = [word[0]] + ["##" + c for c in word[1:]]
+        for p in pieces:
+            piece_freq[p] += n
+        for i in range(len(pieces) - 1):
+            pair_freq[(pieces[i], pieces[i + 1])] += n
+    return {pair: f / (piece_freq[pair[0]] * piece_freq[pair[1]]) for pair, f in pair_freq.items()}
+
+
+@EX1_3.bug
+def marginals_from_the_sides_of_pairs(word_counts, splits):
+    """I took freq(a) as how often a is the LEFT piece of a pair and freq(b) as how often b is the RIGHT piece, counting both from the pairs, not from every occurrence of the pieces.
+    Differs on: the toy corpus {hug: 10, pug: 5, pun: 12, bun: 4, hugs: 5} in characters: score(##g, ##s) = 5 / (5 × 5) = 0.2 instead of 1/20."""
+    pairs, left, right = Counter(), Counter(), Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for a, b in zip(pieces, pieces[1:]):
+            pairs[a, b] += n
+            left[a] += n
+            right[b] += n
+    return {(a, b): f / (left[a] * right[b]) for (a, b), f in pairs.items()}
+
+
+@EX1_3.bug
+def previous_piece_not_reset_between_words(word_counts, splits):
+    """I walked through the pieces keeping the previous one in a variable and forgot to reset it when a new word starts, so the last piece of one word pairs with the first piece of the next.
+    Differs on: the toy corpus in characters (an extra pair ("##g", "p") with 5 / (20 × 5) = 0.05, and so on); {"ab": 1, "cd": 1} gives also ("##b", "c")."""
+    piece_freq, pair_freq = Counter(), Counter()
+    previous = None
+    for word, n in word_counts.items():
+        for piece in splits[word]:
+            piece_freq[piece] += n
+            if previous is not None:
+                pair_freq[previous, piece] += n
+            previous = piece
+    return {(a, b): f / (piece_freq[a] * piece_freq[b]) for (a, b), f in pair_freq.items()}
+
+
+@EX1_3.correct
+def index_loops_two_dicts(word_counts, splits):
+    """Plain dicts filled with dict.get in index loops over each word's pieces, the scores built in a second loop."""
+    freq, pair = {}, {}
+    for word in word_counts:
+        n = word_counts[word]
+        pieces = splits[word]
+        for i in range(len(pieces)):
+            freq[pieces[i]] = freq.get(pieces[i], 0) + n
+            if i + 1 < len(pieces):
+                key = (pieces[i], pieces[i + 1])
+                pair[key] = pair.get(key, 0) + n
+    scores = {}
+    for (a, b), together in pair.items():
+        scores[(a, b)] = together / (freq[a] * freq[b])
+    return scores
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX1_4 = Exercise("1.4", "pack_pair")
+EX1_4.batch = 6
+
+
+@EX1_4.bug
+def pops_from_the_callers_lists(tokens_a, tokens_b, max_length):
+    """I truncated as Google's _truncate_seq_pair does, popping from the end of the lists I was given, so the caller's lists come back shorter.
+    Differs on: (["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4", "b5", "b6"], 8): same result, but afterwards tokens_a is ["a1", "a2", "a3"] and tokens_b ["b1", "b2"] (they must be unchanged)."""
+    if tokens_b is None:
+        while len(tokens_a) > max_length - 2:
+            tokens_a.pop()
+        return ["[CLS]"] + tokens_a + ["[SEP]"], [0] * (len(tokens_a) + 2)
+    while len(tokens_a) + len(tokens_b) > max_length - 3:
+        if len(tokens_a) > len(tokens_b):
+            tokens_a.pop()
+        else:
+            tokens_b.pop()
+    tokens = ["[CLS]"] + tokens_a + ["[SEP]"] + tokens_b + ["[SEP]"]
+    types = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
+    return tokens, types
+
+
+@EX1_4.bug
+def empty_b_taken_as_no_b(tokens_a, tokens_b, max_length):
+    """I tested `if tokens_b:` for a second sentence, so an empty list [] counts as no B: no second [SEP], and A gets max_length - 2 places.
+    Differs on: (["a"], [], 512) (expected (["[CLS]", "a", "[SEP]", "[SEP]"], [0, 0, 0, 1]), gives (["[CLS]", "a", "[SEP]"], [0, 0, 0]))."""
+    a = list(tokens_a)
+    if tokens_b:
+        b = list(tokens_b)
+        while len(a) + len(b) > max_length - 3:
+            (a if len(a) > len(b) else b).pop()
+        return ["[CLS]", *a, "[SEP]", *b, "[SEP]"], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    a = a[:max_length - 2]
+    return ["[CLS]", *a, "[SEP]"], [0] * (len(a) + 2)
+
+
+@EX1_4.bug
+def one_budget_for_both_cases(tokens_a, tokens_b, max_length):
+    """I computed the room for text once, as max_length - 3 ([CLS] and two [SEP]s), and used it with or without B, so a single sentence is cut one token too short.
+    Differs on: (["a", "b", "c"], None, 4) (expected (["[CLS]", "a", "b", "[SEP]"], [0, 0, 0, 0]), gives (["[CLS]", "a", "[SEP]"], [0, 0, 0]))."""
+    room = max_length - 3
+    n_a = len(tokens_a)
+    n_b = len(tokens_b) if tokens_b is not None else 0
+    while n_a + n_b > room:
+        if n_a > n_b:
+            n_a -= 1
+        else:
+            n_b -= 1
+    tokens = ["[CLS]"] + tokens_a[:n_a] + ["[SEP]"]
+    types = [0] * (n_a + 2)
+    if tokens_b is not None:
+        tokens = tokens + tokens_b[:n_b] + ["[SEP]"]
+        types = types + [1] * (n_b + 1)
+    return tokens, types
+
+
+@EX1_4.bug
+def cut_counts_sliced_with_minus(tokens_a, tokens_b, max_length):
+    """I counted how many tokens each side loses and, when the pair was too long, removed them with tokens_a[:-cut_a] and tokens_b[:-cut_b]; a side that loses nothing gets [:-0], which is empty.
+    Differs on: (["a"], ["b", "c", "d"], 5) (expected (["[CLS]", "a", "[SEP]", "b", "[SEP]"], [0, 0, 0, 1, 1]), gives (["[CLS]", "[SEP]", "b", "[SEP]"], [0, 0, 1, 1]))."""
+    if tokens_b is None:
+        a = tokens_a[:max_length - 2]
+        return ["[CLS]"] + a + ["[SEP]"], [0] * (len(a) + 2)
+    a, b = tokens_a, tokens_b
+    if len(a) + len(b) > max_length - 3:
+        cut_a = cut_b = 0
+        while len(a) - cut_a + len(b) - cut_b > max_length - 3:
+            if len(a) - cut_a > len(b) - cut_b:
+                cut_a += 1
+            else:
+                cut_b += 1
+        a, b = a[:-cut_a], b[:-cut_b]
+    return ["[CLS]"] + a + ["[SEP]"] + b + ["[SEP]"], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+
+
+@EX1_4.correct
+def closed_form_lengths(tokens_a, tokens_b, max_length):
+    """The kept lengths in closed form, without a loop: the shorter side keeps everything if it fits in half the room, else A gets the ceiling and B the floor of half."""
+    if tokens_b is None:
+        keep_a = tokens_a[:max(max_length - 2, 0)]
+        return ["[CLS]", *keep_a, "[SEP]"], [0] * (len(keep_a) + 2)
+    room = max_length - 3
+    n_a, n_b = len(tokens_a), len(tokens_b)
+    if n_a + n_b > room:
+        if 2 * min(n_a, n_b) <= room:          # the shorter side fits in its half: only the longer one is cut
+            if n_a <= n_b:
+                n_b = room - n_a
+            else:
+                n_a = room - n_b
+        else:                                   # both are cut to about half; B, cut first at ties, gets the floor
+            n_a, n_b = room - room // 2, room // 2
+    tokens = ["[CLS]", *tokens_a[:n_a], "[SEP]", *tokens_b[:n_b], "[SEP]"]
+    return tokens, [0] * (n_a + 2) + [1] * (n_b + 1)

@@ -8,6 +8,7 @@ import math
 import torch
 
 from . import Exercise
+import torch.nn.functional as F
 
 EX = Exercise("2.2", "scaled_attention")
 
@@ -483,3 +484,456 @@ def minus_inf_then_nan_to_num(q, k, v, key_mask=None):
         scores = scores.masked_fill(key_mask[:, None, None, :] == 0, float("-inf"))
     probs = torch.nan_to_num(torch.softmax(scores, dim=3), nan=0.0)
     return torch.matmul(probs, v), probs
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX2_1 = Exercise("2.1", "embeddings")
+EX2_1.batch = 6
+
+
+def _layer_norm_b6(x, ln_weight, ln_bias, eps):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def type_one_from_the_first_sep_on(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I walked along each row with a flag that switches to sentence B after the first [SEP], and never switched it back, so the padding after the second [SEP] gets type 1 too.
+    Differs on: [[CLS] a [SEP] b c [SEP] [PAD]] (types [0, 0, 0, 1, 1, 1, 1] instead of [0, 0, 0, 1, 1, 1, 0]: the [PAD] vector differs)."""
+    B, T = input_ids.shape
+    types = torch.zeros(B, T, dtype=torch.long)
+    for b in range(B):
+        in_b = False
+        for t in range(T):
+            types[b, t] = int(in_b)
+            if input_ids[b, t].item() == sep_id:
+                in_b = True
+    x = word[input_ids] + segment[types] + position[:T]
+    return _layer_norm_b6(x, ln_weight, ln_bias, eps)
+
+
+@EX2_1.bug
+def eps_added_to_the_deviation(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I normalised with the standard deviation from x.std(unbiased=False) and added eps to it, (x - mean) / (std + eps), instead of dividing by √(variance + eps).
+    Differs on: the worked LayerNorm example (word row [1, 1, 3, 3], γ = 1, β = 0) with eps = 1: expected ±1/√2 = ±0.7071, gives ±0.5; with eps = 1e-12 the two agree to rounding."""
+    T = input_ids.size(1)
+    is_sep = input_ids.eq(sep_id).long()
+    before = is_sep.cumsum(1) - is_sep
+    types = before.eq(1).long()
+    x = word[input_ids] + segment[types] + position[torch.arange(T)]
+    mean = x.mean(-1, keepdim=True)
+    std = x.std(-1, unbiased=False, keepdim=True)
+    return (x - mean) / (std + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def types_read_off_the_first_row(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I read the token types off the first row of the batch and used them for every row, as if all rows had their [SEP]s at the same places.
+    Differs on: B = 2, rows [CLS a SEP b SEP PAD] and [CLS a b SEP c SEP] (row 1 gets row 0's types [0, 0, 0, 1, 1, 0] instead of [0, 0, 0, 0, 1, 1])."""
+    T = input_ids.shape[1]
+    first = (input_ids[0] == sep_id).long()                  # (T,): the first row's [SEP]s
+    row_types = ((first.cumsum(0) - first) == 1).long()      # after its first [SEP], through its second
+    types = row_types.expand_as(input_ids)
+    x = word[input_ids] + segment[types] + position[:T]
+    return _layer_norm_b6(x, ln_weight, ln_bias, eps)
+
+
+@EX2_1.bug
+def positions_restart_at_sentence_b(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I gave each sentence its own positions, restarting at 0 at the first token of sentence B (the segment embedding already tells the sentences apart, I thought it went with positions per sentence).
+    Differs on: [[CLS] a [SEP] b c [SEP]] (positions [0, 1, 2, 0, 1, 2] instead of [0, 1, 2, 3, 4, 5])."""
+    T = input_ids.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    seps_before = is_sep.cumsum(dim=-1) - is_sep
+    types = (seps_before == 1).long()
+    t = torch.arange(T).expand_as(input_ids)
+    start_of_b = torch.where(types == 1, t, torch.full_like(t, T)).min(dim=-1, keepdim=True).values  # (B, 1)
+    pos_ids = torch.where(types == 1, t - start_of_b, t)
+    x = word[input_ids] + segment[types] + position[pos_ids]
+    return _layer_norm_b6(x, ln_weight, ln_bias, eps)
+
+
+@EX2_1.correct
+def embedding_calls_and_var_mean(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """F.embedding for the three lookups, the types found row by row from the [SEP] positions, LayerNorm with torch.var_mean (correction=0) and rsqrt."""
+    B, T = input_ids.shape
+    types = torch.zeros(B, T, dtype=torch.long)
+    for b in range(B):
+        seps = (input_ids[b] == sep_id).nonzero(as_tuple=True)[0].tolist()
+        if len(seps) >= 2:                                   # [CLS] A [SEP] B [SEP]: B through its [SEP]
+            types[b, seps[0] + 1:seps[1] + 1] = 1              # one sentence: the row stays all 0
+    pos_ids = torch.arange(T).unsqueeze(0).expand(B, T)
+    x = F.embedding(input_ids, word) + F.embedding(types, segment) + F.embedding(pos_ids, position)
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+    return (x - mean) * torch.rsqrt(var + eps) * ln_weight + ln_bias
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX.batch = 6
+
+
+@EX.bug
+def integer_square_root_scale(q, k, v, key_mask=None):
+    """I divided by math.isqrt(hs), thinking it is math.sqrt for integers; it rounds the root down, so only a head size that is a perfect square (4, 16, 64) is scaled right.
+    Differs on: hs = 8 (divides by 2 instead of 2.828) or hs = 2 (by 1 instead of 1.414), any q, k; the worked example (hs = 4) passes."""
+    hs = q.shape[-1]
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.isqrt(hs)
+    if key_mask is not None:
+        scores = scores.masked_fill(key_mask[:, None, None, :] == 0, torch.finfo(scores.dtype).min)
+    probs = torch.softmax(scores, dim=-1)
+    return torch.matmul(probs, v), probs
+
+
+@EX.bug
+def mask_repeated_head_major(q, k, v, key_mask=None):
+    """I merged batch and heads into one axis with reshape(B * nh, ...) for torch.bmm and gave the mask one row per head with key_mask.repeat(nh, 1), which stacks the batch nh times (b0, b1, b0, b1) where my reshape is b0h0, b0h1, b1h0, b1h1.
+    Differs on: B = 2, nh = 2, T_q = 1, T_k = 2, key_mask = [[1, 1], [1, 0]] (head 1 of sequence 0 loses key 1, head 0 of sequence 1 sees it); B = 1 or nh = 1 agrees."""
+    B, nh, T_q, hs = q.shape
+    T_k = k.shape[-2]
+    scores = torch.bmm(q.reshape(B * nh, T_q, hs), k.reshape(B * nh, T_k, hs).transpose(1, 2)) / math.sqrt(hs)
+    if key_mask is not None:
+        keep = key_mask.bool().repeat(nh, 1)[:, None, :]              # (B * nh, 1, T_k)
+        scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    out = torch.bmm(probs, v.reshape(B * nh, T_k, hs))
+    return out.reshape(B, nh, T_q, hs), probs.reshape(B, nh, T_q, T_k)
+
+
+@EX.bug
+def mask_inverted_in_place(q, k, v, key_mask=None):
+    """I made the mask boolean with .bool() and turned it into "hide" in place with logical_not_(), not knowing that .bool() of a tensor that is already bool returns that same tensor, so the caller's mask is inverted.
+    Differs on: key_mask = torch.tensor([[True, False]]) (bool): the result is right, but afterwards the caller's key_mask is [[False, True]] (a second call with it hides the real key); an integer 1/0 mask is left alone."""
+    hs = q.size(-1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if key_mask is not None:
+        hide = key_mask.bool()
+        hide.logical_not_()
+        scores = scores.masked_fill(hide[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def head_size_divided_by_heads_again(q, k, v, key_mask=None):
+    """I took the head size as q.shape[-1] // q.shape[1], hs = H / nh as in the multi-head formula, but q is already split: its last axis IS hs, so I scale by √(hs / nh).
+    Differs on: nh = 2, hs = 4, any q, k (divides by √2 instead of 2); the worked example (nh = 1) passes."""
+    B, nh, T_q, d = q.shape
+    hs = d // nh
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if key_mask is not None:
+        hide = ~key_mask.bool()[:, None, None, :]
+        scores = scores.masked_fill(hide, torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.correct
+def broadcast_products_summed(q, k, v, key_mask=None):
+    """No matmul: both products as broadcast elementwise products summed over an axis; the scale as a multiplication by hs ** -0.5; the mask applied with torch.where and a fill tensor of the scores' dtype."""
+    hs = q.shape[-1]
+    scores = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(dim=-1) * hs ** -0.5     # (B, nh, T_q, T_k)
+    if key_mask is not None:
+        keep = key_mask.bool().unsqueeze(1).unsqueeze(1)                     # (B, 1, 1, T_k)
+        fill = torch.tensor(torch.finfo(scores.dtype).min, dtype=scores.dtype)
+        scores = torch.where(keep, scores, fill)
+    probs = torch.nn.functional.softmax(scores, dim=-1)
+    out = (probs.unsqueeze(-1) * v.unsqueeze(-3)).sum(dim=-2)                 # (B, nh, T_q, hs)
+    return out, probs
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX2_3 = Exercise("2.3", "padding_mask")
+EX2_3.batch = 6
+
+
+@EX2_3.bug
+def integer_mask_times_minimum(attention_mask, dtype=torch.float32):
+    """I computed (1 - attention_mask) * torch.finfo(dtype).min on the integer mask and cast the result to dtype at the end; an integer tensor times a Python float is computed in float32, where float64's minimum is already -inf, and 0 × -inf is NaN.
+    Differs on: [[1, 1, 0]] with dtype=torch.float64 (expected [[[[0, 0, -1.797e308]]]], gives [[[[nan, nan, -inf]]]]); float32 and float16 come out right."""
+    adder = (1 - attention_mask) * torch.finfo(dtype).min
+    return adder[:, None, None, :].to(dtype)
+
+
+@EX2_3.bug
+def float32_minimum_cast_to_dtype(attention_mask, dtype=torch.float32):
+    """I built the mask in float32 with torch.finfo(torch.float32).min, the number the statement writes out, and converted it with .to(dtype) at the end, so in float16 the minimum overflows to -inf.
+    Differs on: [[1, 1, 0]] with dtype=torch.float16 (expected [[[[0, 0, -65504]]]], gives [[[[0, 0, -inf]]]]); bfloat16 likewise gives -inf."""
+    B, T = attention_mask.shape
+    mask = torch.zeros(B, 1, 1, T)
+    mask[attention_mask.view(B, 1, 1, T) == 0] = torch.finfo(torch.float32).min
+    return mask.to(dtype)
+
+
+@EX2_3.bug
+def axes_added_in_place(attention_mask, dtype=torch.float32):
+    """I added the two size-1 axes with unsqueeze_(1), the in-place version, so the caller's attention_mask itself becomes (B, 1, 1, T).
+    Differs on: attention_mask = [[1, 1, 0]]: the result is right, but afterwards the caller's tensor has shape (1, 1, 1, 3) instead of (1, 3) (calling again with it gives a (1, 1, 1, 1, 1, 3) mask)."""
+    m = attention_mask.unsqueeze_(1).unsqueeze_(1)
+    out = torch.zeros(m.shape, dtype=dtype)
+    out[m == 0] = torch.finfo(dtype).min
+    return out
+
+
+@EX2_3.bug
+def where_between_python_numbers(attention_mask, dtype=torch.float32):
+    """I wrote torch.where(real, 0.0, torch.finfo(dtype).min) with two Python numbers, which makes a tensor of the default dtype, float32, whatever dtype I was given.
+    Differs on: [[1, 0]] with dtype=torch.float16 (expected float16 [[[[0, -65504]]]], gives a float32 tensor); with torch.float64 it raises (float64's minimum does not fit in float32); float32 is right."""
+    real = attention_mask[:, None, None, :] == 1
+    return torch.where(real, 0.0, torch.finfo(dtype).min)
+
+
+@EX2_3.correct
+def one_minus_mask_in_dtype(attention_mask, dtype=torch.float32):
+    """As transformers writes it: the mask converted to dtype first, then (1.0 - mask) * finfo(dtype).min, the axes added by indexing."""
+    extended = attention_mask[:, None, None, :].to(dtype=dtype)
+    return (1.0 - extended) * torch.finfo(dtype).min
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX2_4 = Exercise("2.4", "causal_mask")
+EX2_4.batch = 6
+
+
+@EX2_4.bug
+def key_mask_on_the_query_axis(attention_mask):
+    """I lined the padding mask up with the rows, attention_mask[:, None, :, None], thinking a padded token is a row to hide; so the padded queries see nothing and the padded keys stay visible.
+    Differs on: [[0, 1, 1]] (left padding): the bug gives rows [F, F, F], [T, T, F], [T, T, T] instead of [F, F, F], [F, T, F], [F, T, T]; also [[1, 1, 1, 0]]: row 3 all False instead of [T, T, T, F]."""
+    B, T = attention_mask.shape
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    return causal & attention_mask.bool()[:, None, :, None]
+
+
+@EX2_4.bug
+def triangle_of_integers(attention_mask):
+    """I built the triangle as torch.ones(T, T, dtype=torch.long).tril() so that & with the 1/0 mask works, and returned that: the pattern is right but the mask holds int64 0/1, not booleans.
+    Differs on: the worked example [[1, 1, 1, 0]]: same 0/1 pattern, dtype torch.int64 instead of torch.bool (SDPA would add it to the scores)."""
+    B, T = attention_mask.shape
+    causal = torch.ones(T, T, dtype=torch.long).tril()
+    return causal & attention_mask[:, None, None, :]
+
+
+@EX2_4.bug
+def mask_unsqueezed_in_place(attention_mask):
+    """I gave the mask its two new axes with unsqueeze_ (I thought the underscore was only a naming style), which reshapes the caller's tensor to (B, 1, 1, T).
+    Differs on: the worked example [[1, 1, 1, 0]]: the returned mask is right, but afterwards the caller's attention_mask has shape (1, 1, 1, 4) instead of (1, 4)."""
+    B, T = attention_mask.shape
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    keys = attention_mask.unsqueeze_(1).unsqueeze_(1).bool()
+    return causal & keys
+
+
+@EX2_4.bug
+def batch_axis_squeezed_away(attention_mask):
+    """I combined the (T, T) triangle with the key mask as a (T,) vector, attention_mask.squeeze(0), then added the two axes in front: right for my one-sequence example, but a batch of several keeps its (B, T) shape and lines up with the triangle's rows.
+    Differs on: B = 2, T = 3, [[1, 1, 1], [1, 1, 0]]: raises (shapes (3, 3) and (2, 3)); B = T = 2, [[1, 1], [1, 0]]: returns a (1, 1, 2, 2) mask [[T, F], [T, F]] instead of (2, 1, 2, 2)."""
+    B, T = attention_mask.shape
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    keys = attention_mask.squeeze(0).bool()
+    return (causal & keys)[None, None]
+
+
+@EX2_4.correct
+def filled_by_loops(attention_mask):
+    """Plain Python loops over sequences, queries and keys, filling a boolean tensor of zeros."""
+    B, T = attention_mask.shape
+    out = torch.zeros(B, 1, T, T, dtype=torch.bool)
+    for b in range(B):
+        for i in range(T):
+            for j in range(i + 1):
+                if attention_mask[b, j] != 0:
+                    out[b, 0, i, j] = True
+    return out
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX2_5 = Exercise("2.5", "packed_attention")
+EX2_5.batch = 6
+
+
+@EX2_5.bug
+def heads_cut_without_moving_the_axis(x, sequence_ids, weights, num_heads):
+    """I split the heads with one view, t.view(B, num_heads, T, hs), and merged them back with reshape(B, T, H), without moving the token axis: each "head" gets a scrambled block of tokens and features.
+    Differs on: B = 1, T = 3, H = 4, num_heads = 2, sequence_ids [[1, 1, 1]], random x and weights (any num_heads > 1 with T > 1)."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    q, k, v = (project(x, n).view(B, num_heads, T, hs) for n in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    same = sequence_ids[:, :, None] == sequence_ids[:, None, :]
+    visible = same & (sequence_ids != 0)[:, None, :]
+    scores = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min)
+    context = (scores.softmax(dim=-1) @ v).reshape(B, T, H)
+    return project(context, "output")
+
+
+@EX2_5.bug
+def transposed_weights_stored_back(x, sequence_ids, weights, num_heads):
+    """To write x @ W like the maths, I transposed each weight once and stored it back in the dict, weights[name] = weights[name].T: my first call is right, but the caller's dict now holds the transposes.
+    Differs on: any input with non-symmetric weights, e.g. B = 1, T = 2, H = 4, num_heads = 2, sequence_ids [[1, 2]]: after one call weights["query.weight"] is transposed, and a second call on the same dict gives a different (wrong) output."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    for name in ("query", "key", "value", "output"):
+        weights[name + ".weight"] = weights[name + ".weight"].T  # now (in, out): x @ W
+
+    def project(t, name):
+        return t @ weights[name + ".weight"] + weights[name + ".bias"]
+
+    def split(t):
+        return t.view(B, T, num_heads, hs).transpose(1, 2)
+
+    q, k, v = (split(project(x, n)) for n in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    same = sequence_ids[:, :, None] == sequence_ids[:, None, :]
+    visible = same & (sequence_ids != 0)[:, None, :]
+    scores = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min)
+    context = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(B, T, H)
+    return project(context, "output")
+
+
+@EX2_5.bug
+def last_sentence_of_a_row_skipped(x, sequence_ids, weights, num_heads):
+    """I ran attention sentence by sentence with for s in range(1, sequence_ids[b].max()), which stops before the last sentence of each row: its tokens keep the zeros I started from.
+    Differs on: the worked example sequence_ids [[1, 2]] (token 1 gives 0 instead of its projected value); any row with a single sentence, e.g. [[1, 1, 0]], is all zeros."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    Wq, Wk, Wv, Wo = (weights[n + ".weight"] for n in ("query", "key", "value", "output"))
+    bq, bk, bv, bo = (weights[n + ".bias"] for n in ("query", "key", "value", "output"))
+    out = torch.zeros_like(x)
+    for b in range(B):
+        for s in range(1, int(sequence_ids[b].max())):
+            idx = (sequence_ids[b] == s).nonzero().squeeze(1)
+            xs = x[b, idx]  # (n, H)
+            n = xs.shape[0]
+            q = (xs @ Wq.T + bq).view(n, num_heads, hs).transpose(0, 1)
+            k = (xs @ Wk.T + bk).view(n, num_heads, hs).transpose(0, 1)
+            v = (xs @ Wv.T + bv).view(n, num_heads, hs).transpose(0, 1)
+            p = (q @ k.transpose(-2, -1) / math.sqrt(hs)).softmax(dim=-1)
+            ctx = (p @ v).transpose(0, 1).reshape(n, H)
+            out[b, idx] = ctx @ Wo.T + bo
+    return out
+
+
+@EX2_5.bug
+def hidden_pairs_filled_with_minus_inf(x, sequence_ids, weights, num_heads):
+    """I hid the pairs from different sentences and the padded keys with float("-inf"), the textbook choice: a padding query, which sees no key at all, gets a row of -inf and softmax returns NaN there.
+    Differs on: B = 1, T = 3, sequence_ids [[1, 1, 0]] (position 2 is NaN instead of a finite value); rows without padding are right."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    def split(t):
+        return t.view(B, T, num_heads, hs).transpose(1, 2)
+
+    q, k, v = (split(project(x, n)) for n in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    same = sequence_ids[:, :, None] == sequence_ids[:, None, :]
+    visible = same & (sequence_ids != 0)[:, None, :]
+    scores = scores.masked_fill(~visible[:, None], float("-inf"))
+    context = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(B, T, H)
+    return project(context, "output")
+
+
+@EX2_5.correct
+def each_sentence_run_alone(x, sequence_ids, weights, num_heads):
+    """The definition itself: loop over rows and over the sentence ids found in each (torch.unique), run plain multi-head attention with einsum on that sentence's tokens alone, zeros at padding."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    W = {n: (weights[n + ".weight"], weights[n + ".bias"]) for n in ("query", "key", "value", "output")}
+    out = torch.zeros_like(x)
+    for b in range(B):
+        for s in torch.unique(sequence_ids[b]).tolist():
+            if s == 0:
+                continue
+            idx = torch.nonzero(sequence_ids[b] == s).flatten()
+            xs = x[b, idx]  # (n, H)
+            q, k, v = (torch.nn.functional.linear(xs, *W[n]).reshape(len(idx), num_heads, hs)
+                       for n in ("query", "key", "value"))
+            p = torch.einsum("ihd,jhd->hij", q, k).div(hs ** 0.5).softmax(dim=-1)  # (nh, n, n)
+            ctx = torch.einsum("hij,jhd->ihd", p, v).reshape(len(idx), H)
+            out[b, idx] = torch.nn.functional.linear(ctx, *W["output"])
+    return out
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX2_6 = Exercise("2.6", "one_head")
+EX2_6.batch = 6
+
+
+@EX2_6.bug
+def head_features_taken_with_a_stride(x, weights, num_heads, head, i):
+    """I projected with the full weights and took head h's features as q[:, head::num_heads], every nh-th feature, thinking the heads are interleaved; they own a contiguous block.
+    Differs on: T = 3, H = 4, num_heads = 2, head = 0, i = 1, random x and weights (any hs > 1 with num_heads > 1); the worked example (hs = 1) passes."""
+    T, H = x.shape
+    hs = H // num_heads
+    full = {n: x @ weights[n + ".weight"].T + weights[n + ".bias"] for n in ("query", "key", "value")}
+    q, k, v = (full[n][:, head::num_heads] for n in ("query", "key", "value"))  # (T, hs)
+    p = torch.softmax(k @ q[i] / math.sqrt(hs), dim=0)
+    return p @ v
+
+
+@EX2_6.bug
+def slice_starting_at_the_head_number(x, weights, num_heads, head, i):
+    """I took the head's rows as slice(head, head + hs), starting at row `head` instead of head * hs.
+    Differs on: T = 3, H = 6, num_heads = 2, head = 1, i = 0, random x and weights (rows 1-3 instead of 3-5); head 0, or hs = 1 as in the worked example, passes."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head, head + hs)
+    q = x @ weights["query.weight"][rows].T + weights["query.bias"][rows]
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]
+    scores = k @ q[i] / math.sqrt(hs)
+    return scores.softmax(dim=0) @ v
+
+
+@EX2_6.bug
+def softmax_down_the_columns_then_row_i(x, weights, num_heads, head, i):
+    """I computed the whole (T, T) score matrix, took its softmax with dim=0, and read row i: each column (a key) sums to 1 over the queries, not row i over the keys.
+    Differs on: T = 3, H = 4, num_heads = 2, head = 1, i = 2, random x and weights (row 2 of the weights does not sum to 1); the worked example gives [7.25] instead of [5.5]."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    q, k, v = (x @ weights[n + ".weight"][rows].T + weights[n + ".bias"][rows] for n in ("query", "key", "value"))
+    scores = q @ k.T / math.sqrt(hs)  # (T queries, T keys)
+    p = scores.softmax(dim=0)[i]
+    return p @ v
+
+
+@EX2_6.bug
+def scale_folded_in_before_the_bias(x, weights, num_heads, head, i):
+    """I folded the 1/√hs into the query projection, but divided x W_qᵀ before adding the bias, so the query bias is not scaled.
+    Differs on: T = 3, H = 4, num_heads = 2, head = 0, i = 0, random x, weights and a non-zero query bias; with zero biases (the worked example) it passes."""
+    T, H = x.shape
+    hs = H // num_heads
+    r = slice(head * hs, (head + 1) * hs)
+    q = x[i] @ weights["query.weight"][r].T / math.sqrt(hs) + weights["query.bias"][r]  # (hs,)
+    k = x @ weights["key.weight"][r].T + weights["key.bias"][r]
+    v = x @ weights["value.weight"][r].T + weights["value.bias"][r]
+    return torch.softmax(k @ q, dim=0) @ v
+
+
+@EX2_6.correct
+def heads_as_a_view_and_a_loop_over_keys(x, weights, num_heads, head, i):
+    """Each weight viewed as (nh, hs, H) and indexed by head; a Python loop over the keys with a max-subtracted softmax written out by hand."""
+    T, H = x.shape
+    hs = H // num_heads
+
+    def slab(name):
+        return (weights[name + ".weight"].reshape(num_heads, hs, H)[head],
+                weights[name + ".bias"].reshape(num_heads, hs)[head])
+
+    (Wq, bq), (Wk, bk), (Wv, bv) = slab("query"), slab("key"), slab("value")
+    q = torch.mv(Wq, x[i]) + bq
+    scores = [torch.dot(q, torch.mv(Wk, x[j]) + bk) / math.sqrt(hs) for j in range(T)]
+    top = max(scores)
+    e = [torch.exp(s - top) for s in scores]
+    total = sum(e)
+    out = torch.zeros(hs, dtype=x.dtype)
+    for j in range(T):
+        out = out + (e[j] / total) * (torch.mv(Wv, x[j]) + bv)
+    return out

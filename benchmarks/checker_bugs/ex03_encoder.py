@@ -7,6 +7,8 @@ in the order written below (see checker_bugs/__init__.py)."""
 import torch
 
 from . import Exercise
+import math
+import numpy as np
 
 EX32 = Exercise("3.2", "encoder_layer")
 
@@ -819,3 +821,466 @@ def copied_through_detached_views(state_dict, i, layer):
         module = functools.reduce(getattr, ours.split("."), layer)
         for kind in ("bias", "weight"):
             getattr(module, kind).detach().copy_(state_dict["encoder.layer.%d.%s.%s" % (i, theirs, kind)])
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX3_1 = Exercise("3.1", "feed_forward")
+EX3_1.batch = 6
+
+
+@EX3_1.bug
+def first_bias_after_the_gelu(x, w1, b1, w2, b2):
+    """I applied the GELU to x W1ᵀ and added b1 afterwards, thinking a bias is just added at the end of each map.
+    Differs on: the worked example (b1 = [0, 0, 0.5]): the third unit gives GELU(0) + 0.5 = 0.5 instead of GELU(0.5) = 0.3457, so the output is [0.6827, 0.0] instead of [0.6827, -0.3085]."""
+    h = x @ w1.T
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2))) + b1
+    return h @ w2.T + b2
+
+
+@EX3_1.bug
+def sigmoid_gelu(x, w1, b1, w2, b2):
+    """I used the GELU I had seen in CLIP's code, z · sigmoid(1.702 z), thinking it was the same function as z Φ(z).
+    Differs on: the worked example: GELU(1) becomes 0.8458 instead of 0.8413 and GELU(-1) -0.1542 instead of -0.1587, so the output is [0.6916, -0.2992] instead of [0.6827, -0.3085] (differences up to about 0.02 on random inputs)."""
+    h = x @ w1.T + b1
+    h = h * torch.sigmoid(1.702 * h)
+    return h @ w2.T + b2
+
+
+@EX3_1.bug
+def erf_scaled_by_the_tanh_constant(x, w1, b1, w2, b2):
+    """I half-remembered the GELU and divided by √(2/π) ≈ 0.798 inside the erf (the constant of the tanh form) instead of √2.
+    Differs on: the worked example: GELU(1) = 0.5 (1 + erf(1.2533)) = 0.9618 instead of 0.8413, so the output is [0.9237, -0.1877] instead of [0.6827, -0.3085]; any input whose pre-activations are not 0."""
+    h = x @ w1.T + b1
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2 / math.pi)))
+    return h @ w2.T + b2
+
+
+@EX3_1.bug
+def residual_added_inside_the_block(x, w1, b1, w2, b2):
+    """I returned x + FFN(x): in my notes the feed-forward block came with its residual connection.
+    Differs on: the worked example x = [1, -1]: [1.6827, -1.3085] instead of [0.6827, -0.3085]; any non-zero x."""
+    h = x @ w1.T + b1
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))
+    return x + (h @ w2.T + b2)
+
+
+@EX3_1.correct
+def einsum_and_erfc(x, w1, b1, w2, b2):
+    """einsum for both maps; GELU written with the complementary error function, ½ z erfc(−z/√2)."""
+    h = torch.einsum("bth,ih->bti", x, w1) + b1
+    h = 0.5 * h * torch.erfc(-h * math.sqrt(0.5))
+    return torch.einsum("bti,hi->bth", h, w2) + b2
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX32.batch = 6
+
+
+@EX32.bug
+def hand_layer_norm_with_unbiased_variance(x, key_mask, layer):
+    """I wrote the LayerNorm out with the module's γ, β and eps, but took the variance with h.var(-1), which divides by H - 1.
+    Differs on: the worked example (H = 3): [1.1451, -1.4025, -0.3316] instead of [1.4142, -1.4142, -1.1213]; on all-MiniLM-L6-v2 (H = 384) relative differences of about 1e-3."""
+    def norm(module, h):
+        mean = h.mean(-1, keepdim=True)
+        var = h.var(-1, keepdim=True)
+        return (h - mean) / torch.sqrt(var + module.eps) * module.weight + module.bias
+
+    a, _ = layer.attention(x, key_mask)
+    h = norm(layer.attention_norm, x + a)
+    return norm(layer.ffn_norm, h + layer.ffn(h))
+
+
+@EX32.bug
+def feed_forward_reads_the_attention_output(x, key_mask, layer):
+    """I fed the feed-forward block with the attention's output a, thinking the two sub-layers are chained, and kept the normalised sum h for the residual.
+    Differs on: any layer whose feed-forward block is not constant, e.g. a random EncoderLayer (H = 8, 2 heads) on a random (2, 3, 8) batch; the worked example, whose block returns a constant, passes."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(a))
+
+
+@EX32.bug
+def one_layer_norm_after_both_sublayers(x, key_mask, layer):
+    """I read "post-LN" as one LayerNorm after the whole layer, so I added both residuals and normalised once with ffn_norm, never using attention_norm.
+    Differs on: the worked example: ffn_norm([2, 4, 0] + [3, -s, s]) instead of ffn_norm([0, s, -s] + [3, -s, s]); any input."""
+    a, _ = layer.attention(x, key_mask)
+    s = x + a
+    return layer.ffn_norm(s + layer.ffn(s))
+
+
+@EX32.bug
+def mask_dropped_for_a_single_sequence(x, key_mask, layer):
+    """I passed no mask when the batch holds one sequence, thinking padding only exists to line up sequences of different lengths.
+    Differs on: B = 1, T = 3, the last token padded (key_mask [[[[True, True, False]]]]), a random EncoderLayer (H = 8, 2 heads): the real tokens attend to the padding. (The worked example happens to pass: its uniform attention only moves both residual sums along [0, 1, -1], which the LayerNorm maps to the same output.)"""
+    if x.shape[0] == 1:
+        key_mask = None
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.correct
+def position_wise_parts_token_by_token(x, key_mask, layer):
+    """Attention on the whole batch; both LayerNorms and the feed-forward block applied token by token in a loop over positions, the results stacked."""
+    a = layer.attention(x, key_mask)[0]
+    outs = []
+    for t in range(x.shape[1]):
+        h_t = layer.attention_norm(torch.add(x[:, t], a[:, t]))  # (B, H)
+        outs.append(layer.ffn_norm(h_t + layer.ffn(h_t)))
+    return torch.stack(outs, dim=1)
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX3_3 = Exercise("3.3", "count_parameters")
+EX3_3.batch = 6
+
+
+@EX3_3.bug
+def feed_forward_width_taken_as_4h(config):
+    """I wrote the feed-forward block as H -> 4H -> H, the paper's rule, instead of reading intermediate_size.
+    Differs on: any config whose intermediate_size is not 4H, e.g. the worked example (I = 6, H = 4): 352 instead of 262; BERT-BASE and BERT-LARGE pass."""
+    V, H, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
+    P, S = config.max_position_embeddings, config.type_vocab_size
+    I = 4 * H
+    embeddings = (V + P + S) * H + 2 * H
+    attention = 4 * (H * H + H)
+    ffn = (H * I + I) + (I * H + H)
+    norms = 4 * H
+    pooler = H * H + H
+    return embeddings + L * (attention + ffn + norms) + pooler
+
+
+@EX3_3.bug
+def pooler_counted_inside_the_layer_loop(config):
+    """I summed the layers in a for loop and the pooler line ended up indented inside it, so it is counted once per layer.
+    Differs on: any config with more than one layer, e.g. BERT-BASE: 109,482,240 + 11 × 590,592 = 115,978,752 instead of 109,482,240; the worked example (L = 1) passes."""
+    H, I = config.hidden_size, config.intermediate_size
+    total = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + 2 * H
+    for _ in range(config.num_hidden_layers):
+        total += 4 * (H * H + H)          # query, key, value, output
+        total += H * I + I + I * H + H    # feed-forward
+        total += 2 * 2 * H                # two LayerNorms
+        total += H * H + H                # pooler
+    return total
+
+
+@EX3_3.bug
+def two_segments_hard_coded(config):
+    """I wrote the segment table as 2 × H, since BERT has sentence A and sentence B, instead of reading type_vocab_size.
+    Differs on: any config with type_vocab_size other than 2, e.g. the worked example with type_vocab_size = 1: 262 instead of 258; BERT-BASE and BERT-LARGE pass."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    word = config.vocab_size * H
+    position = config.max_position_embeddings * H
+    segment = 2 * H
+    embeddings = word + position + segment + 2 * H
+    layer = 4 * (H * H + H) + (H * I + I) + (I * H + H) + 4 * H
+    return embeddings + L * layer + H * H + H
+
+
+@EX3_3.bug
+def embedding_layer_norm_left_out(config):
+    """I counted the LayerNorms of the layers but not the one after the embeddings (I thought of the embeddings as three tables only).
+    Differs on: every config, by 2H: the worked example gives 254 instead of 262; BERT-BASE 109,480,704 instead of 109,482,240."""
+    H, I = config.hidden_size, config.intermediate_size
+
+    def linear(n_in, n_out):
+        return n_in * n_out + n_out
+
+    embeddings = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H
+    per_layer = 4 * linear(H, H) + linear(H, I) + linear(I, H) + 2 * (2 * H)
+    return embeddings + config.num_hidden_layers * per_layer + linear(H, H)
+
+
+@EX3_3.correct
+def shapes_per_head_and_math_prod(config):
+    """Every parameter tensor listed by its shape (attention split head by head), the counts summed with math.prod."""
+    V, H, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
+    I, P, S = config.intermediate_size, config.max_position_embeddings, config.type_vocab_size
+    nh = config.num_attention_heads
+    hs = H // nh
+    shapes = [(V, H), (P, H), (S, H), (H,), (H,)]  # tables, embedding LayerNorm
+    for _ in range(L):
+        for _ in range(nh):
+            shapes += [(hs, H), (hs,)] * 3  # one head's query, key and value rows
+        shapes += [(H, H), (H,)]  # attention output
+        shapes += [(H,), (H,)]  # attention_norm
+        shapes += [(I, H), (I,), (H, I), (H,)]  # feed-forward
+        shapes += [(H,), (H,)]  # ffn_norm
+    shapes += [(H, H), (H,)]  # pooler
+    return sum(math.prod(s) for s in shapes)
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX34.batch = 6
+
+
+@EX34.bug
+def layer_index_shadowed_by_enumerate(state_dict, i, layer):
+    """I numbered my table's rows with for i, (ours, theirs) in enumerate(names.items()), reusing the name i, so row k reads checkpoint layer k instead of layer i.
+    Differs on: all-MiniLM-L6-v2's checkpoint (6 layers), any i: query gets layer 0's tensors, key layer 1's, ..., and row 6 (ffn.output) raises KeyError; a checkpoint with 8 or more layers loads a wrong mix without error."""
+    names = {
+        "attention.query": "attention.self.query",
+        "attention.key": "attention.self.key",
+        "attention.value": "attention.self.value",
+        "attention.output": "attention.output.dense",
+        "attention_norm": "attention.output.LayerNorm",
+        "ffn.intermediate": "intermediate.dense",
+        "ffn.output": "output.dense",
+        "ffn_norm": "output.LayerNorm",
+    }
+    with torch.no_grad():
+        for i, (ours, theirs) in enumerate(names.items()):
+            module = layer.get_submodule(ours)
+            module.weight.copy_(state_dict[f"encoder.layer.{i}.{theirs}.weight"])
+            module.bias.copy_(state_dict[f"encoder.layer.{i}.{theirs}.bias"])
+
+
+@EX34.bug
+def loop_over_every_layer_left_in(state_dict, i, layer):
+    """I started from my loop that loads the whole encoder, for j in range(number of layers), and kept it: every layer of the checkpoint is copied in turn into the one layer, so it ends with the last one's tensors.
+    Differs on: all-MiniLM-L6-v2's checkpoint, i = 0 to 4 (the layer holds layer 5's tensors); i = 5 passes."""
+    table = [("attention.query", "attention.self.query"), ("attention.key", "attention.self.key"),
+             ("attention.value", "attention.self.value"), ("attention.output", "attention.output.dense"),
+             ("attention_norm", "attention.output.LayerNorm"), ("ffn.intermediate", "intermediate.dense"),
+             ("ffn.output", "output.dense"), ("ffn_norm", "output.LayerNorm")]
+    n_layers = len({key.split(".")[2] for key in state_dict if key.startswith("encoder.layer.")})
+    with torch.no_grad():
+        for j in range(n_layers):
+            for ours, theirs in table:
+                for p in ("weight", "bias"):
+                    layer.get_parameter(f"{ours}.{p}").copy_(state_dict[f"encoder.layer.{j}.{theirs}.{p}"])
+
+
+_LOAD_LAYER_TARGETS_B6 = []  # (parameter, checkpoint name without the layer prefix), built once
+
+
+@EX34.bug
+def parameters_listed_once_for_all_calls(state_dict, i, layer):
+    """To build my table only once I kept, at module level, the list of (parameter, checkpoint name) pairs, parameters included: every later call copies into the first layer I was given, not the new one.
+    Differs on: two calls with two fresh layers, e.g. i = 0 then i = 1 of all-MiniLM-L6-v2: the second layer is left as built (and the first is overwritten with layer 1)."""
+    if not _LOAD_LAYER_TARGETS_B6:
+        table = {"attention.query": "attention.self.query", "attention.key": "attention.self.key",
+                 "attention.value": "attention.self.value", "attention.output": "attention.output.dense",
+                 "attention_norm": "attention.output.LayerNorm", "ffn.intermediate": "intermediate.dense",
+                 "ffn.output": "output.dense", "ffn_norm": "output.LayerNorm"}
+        for name, param in layer.named_parameters():
+            module, kind = name.rsplit(".", 1)
+            _LOAD_LAYER_TARGETS_B6.append((param, f"{table[module]}.{kind}"))
+    with torch.no_grad():
+        for param, theirs in _LOAD_LAYER_TARGETS_B6:
+            param.copy_(state_dict[f"encoder.layer.{i}.{theirs}"])
+
+
+@EX34.bug
+def layer_number_parsed_from_every_key(state_dict, i, layer):
+    """I went through the checkpoint and read each key's layer number with int(key.split(".")[2]), forgetting that the embeddings and the pooler have keys too, which have no layer number there.
+    Differs on: all-MiniLM-L6-v2's full checkpoint, any i: raises (IndexError on "embeddings.position_ids", ValueError on "embeddings.LayerNorm.bias"); a dict holding only encoder.layer.* keys passes."""
+    ours_by_theirs = {"attention.self.query": "attention.query", "attention.self.key": "attention.key",
+                      "attention.self.value": "attention.value", "attention.output.dense": "attention.output",
+                      "attention.output.LayerNorm": "attention_norm", "intermediate.dense": "ffn.intermediate",
+                      "output.dense": "ffn.output", "output.LayerNorm": "ffn_norm"}
+    with torch.no_grad():
+        for key, tensor in state_dict.items():
+            parts = key.split(".")
+            if int(parts[2]) != i:
+                continue
+            theirs, kind = ".".join(parts[3:-1]), parts[-1]
+            getattr(layer.get_submodule(ours_by_theirs[theirs]), kind).copy_(tensor)
+
+
+@EX34.correct
+def attribute_paths_and_slice_assignment(state_dict, i, layer):
+    """A list of (attribute path, checkpoint name) pairs walked with operator.attrgetter; each parameter filled by slice assignment param[...] = tensor under torch.no_grad()."""
+    import operator
+    pairs = [
+        ("attention.query", "attention.self.query"), ("attention.key", "attention.self.key"),
+        ("attention.value", "attention.self.value"), ("attention.output", "attention.output.dense"),
+        ("attention_norm", "attention.output.LayerNorm"), ("ffn.intermediate", "intermediate.dense"),
+        ("ffn.output", "output.dense"), ("ffn_norm", "output.LayerNorm"),
+    ]
+    prefix = "encoder.layer." + str(i) + "."
+    with torch.no_grad():
+        for path, theirs in pairs:
+            module = operator.attrgetter(path)(layer)
+            module.weight[...] = state_dict[prefix + theirs + ".weight"]
+            module.bias[...] = state_dict[prefix + theirs + ".bias"]
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX3_5 = Exercise("3.5", "forward_flops")
+EX3_5.batch = 6
+
+
+@EX3_5.bug
+def attention_products_of_one_head(config, T):
+    """I counted attention's two products for a head of hs = H / nh features, 2 · 2 · T² · hs, and forgot to multiply by the number of heads.
+    Differs on: any config with more than one head, e.g. BERT-BASE at T = 128: 21,794,783,232 instead of 22,348,431,360 (the worked example with one head passes)."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    hs = H // config.num_attention_heads
+    per_layer = 4 * 2 * T * H * H + 2 * 2 * T * T * hs + 2 * 2 * T * H * I
+    return L * per_layer + 2 * H * H
+
+
+@EX3_5.bug
+def pooler_on_every_token(config, T):
+    """I counted the pooler like the other maps, on all T tokens: 2 · T · H².
+    Differs on: any T > 1, e.g. the worked example (T = 3): 912 instead of 848."""
+    H, I = config.hidden_size, config.intermediate_size
+    projections = 4 * 2 * T * H * H
+    attention = 2 * 2 * T * T * H
+    ffn = 2 * 2 * T * H * I
+    pooler = 2 * T * H * H
+    return config.num_hidden_layers * (projections + attention + ffn) + pooler
+
+
+@EX3_5.bug
+def output_projection_left_out(config, T):
+    """I counted three projections, query, key and value, thinking the output projection belonged to the feed-forward block, which I counted as H -> I -> H only.
+    Differs on: every config, by 2TH² per layer: the worked example gives 752 instead of 848."""
+    H, I = config.hidden_size, config.intermediate_size
+    qkv = 3 * 2 * T * H * H
+    attention = 2 * (2 * T * T * H)
+    ffn = 2 * T * H * I + 2 * T * I * H
+    return config.num_hidden_layers * (qkv + attention + ffn) + 2 * H * H
+
+
+@EX3_5.bug
+def head_size_by_true_division(config, T):
+    """I counted the attention head by head with hs = H / nh, and the true division makes the whole count a float.
+    Differs on: every config: the worked example gives 848.0 (a float) instead of the int 848; BERT-BASE at T = 128 gives 22348431360.0."""
+    H, I, nh = config.hidden_size, config.intermediate_size, config.num_attention_heads
+    hs = H / nh
+    per_layer = 4 * (2 * T * H * H) + nh * (2 * T * T * hs + 2 * T * T * hs) + 2 * (2 * T * H * I)
+    return config.num_hidden_layers * per_layer + 2 * H * H
+
+
+@EX3_5.correct
+def matmul_shapes_listed_per_head(config, T):
+    """Every matrix product of the forward pass listed as its (m, n, p), attention head by head, summed as 2mnp."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    nh = config.num_attention_heads
+    hs = H // nh
+    products = []
+    for _ in range(L):
+        products += [(T, H, H)] * 4  # query, key, value, output
+        for _ in range(nh):
+            products += [(T, hs, T), (T, T, hs)]  # scores, probabilities @ values
+        products += [(T, H, I), (T, I, H)]  # feed-forward
+    products.append((1, H, H))  # pooler on one token
+    return sum(2 * m * n * p for m, n, p in products)
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX3_6 = Exercise("3.6", "tf_to_pytorch")
+EX3_6.batch = 6
+
+
+@EX3_6.bug
+def layer_number_from_last_character(name, value):
+    """I turned "layer_3" into "layer.3" with "layer." + part[-1], the digit at the end, so two-digit layers lose their tens.
+    Differs on: "bert/encoder/layer_11/output/dense/bias", np.zeros(4): key "encoder.layer.1.output.dense.bias" instead of "encoder.layer.11.output.dense.bias"."""
+    if name == "global_step" or name.endswith("/adam_m") or name.endswith("/adam_v"):
+        return None
+    parts = name.split("/")
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = ["layer." + p[-1] if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    last = parts[-1]
+    if last == "kernel":
+        parts[-1] = "weight"
+        tensor = tensor.t().contiguous()
+    elif last == "gamma":
+        parts[-1] = "weight"
+    elif last == "beta":
+        parts[-1] = "bias"
+    elif last.endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def kernel_reshaped_to_out_in(name, value):
+    """I turned the (in, out) kernel into nn.Linear's (out, in) with .reshape(out, in), which gives the right shape but not the transpose.
+    Differs on: "bert/pooler/dense/kernel", np.arange(6.).reshape(2, 3): returns [[0, 1], [2, 3], [4, 5]] instead of [[0, 3], [1, 4], [2, 5]]."""
+    pieces = name.split("/")
+    if name == "global_step" or pieces[-1] in ("adam_m", "adam_v"):
+        return None
+    if pieces[0] == "bert":
+        del pieces[0]
+    pieces = [re.sub(r"^layer_(\d+)$", r"layer.\1", p) for p in pieces]
+    tensor = torch.tensor(value)
+    renames = {"gamma": "weight", "beta": "bias"}
+    if pieces[-1] == "kernel":
+        n_in, n_out = value.shape
+        pieces[-1] = "weight"
+        tensor = tensor.reshape(n_out, n_in)
+    elif pieces[-1] in renames:
+        pieces[-1] = renames[pieces[-1]]
+    elif pieces[-1].endswith("_embeddings"):
+        pieces.append("weight")
+    return ".".join(pieces), tensor
+
+
+@EX3_6.bug
+def every_matrix_but_word_embeddings_transposed(name, value):
+    """I transposed every 2-D value except word_embeddings, the one table the statement names, so the position and token-type tables get transposed too.
+    Differs on: "bert/embeddings/token_type_embeddings", np.ones((2, 4)): a (4, 2) tensor instead of (2, 4) (key right)."""
+    if name == "global_step" or name.split("/")[-1] in ("adam_m", "adam_v"):
+        return None
+    key = name[len("bert/"):] if name.startswith("bert/") else name
+    key = re.sub(r"layer_(\d+)", r"layer.\1", key).replace("/", ".")
+    tensor = torch.tensor(value)
+    if value.ndim == 2 and not name.endswith("word_embeddings"):
+        tensor = tensor.T.contiguous()
+    if key.endswith(".kernel"):
+        key = key[: -len("kernel")] + "weight"
+    elif key.endswith(".gamma"):
+        key = key[: -len("gamma")] + "weight"
+    elif key.endswith(".beta"):
+        key = key[: -len("beta")] + "bias"
+    elif key.endswith("_embeddings"):
+        key += ".weight"
+    return key, tensor
+
+
+@EX3_6.bug
+def values_cast_to_float32(name, value):
+    """I built the tensor with torch.tensor(value, dtype=torch.float32), since model weights are float32, so a float64 or float16 array changes dtype (and float64 values get rounded).
+    Differs on: "bert/encoder/layer_0/output/dense/bias", np.array([0.1, 0.2]) (float64): a float32 tensor [0.1000000015, 0.2000000030] instead of the float64 [0.1, 0.2]."""
+    parts = name.split("/")
+    if parts[-1] in ("adam_m", "adam_v") or name == "global_step":
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = [p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value, dtype=torch.float32)
+    if parts[-1] == "kernel":
+        parts[-1], tensor = "weight", tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.correct
+def regex_rewrites_and_numpy_transpose(name, value):
+    """Regular expressions on the whole name; the kernel transposed in numpy and copied into a fresh tensor."""
+    if name == "global_step" or re.search(r"/adam_[mv]$", name):
+        return None
+    key = re.sub(r"^bert/", "", name)
+    key = re.sub(r"(^|/)layer_(\d+)(?=/|$)", r"\1layer.\2", key)
+    array = np.asarray(value)
+    if re.search(r"(^|/)kernel$", key):
+        key = re.sub(r"kernel$", "weight", key)
+        array = array.T
+    elif re.search(r"(^|/)gamma$", key):
+        key = re.sub(r"gamma$", "weight", key)
+    elif re.search(r"(^|/)beta$", key):
+        key = re.sub(r"beta$", "bias", key)
+    elif re.search(r"_embeddings$", key):
+        key += "/weight"
+    return key.replace("/", "."), torch.from_numpy(np.array(array, copy=True, order="C"))

@@ -6,6 +6,10 @@ in the order written below (see checker_bugs/__init__.py)."""
 import random
 
 from . import Exercise
+import torch
+from minibert.masking import IGNORE_INDEX
+import itertools
+import torch.nn.functional as F
 
 EX = Exercise("4.3", "nsp_pair")
 
@@ -575,3 +579,499 @@ def bits_and_choices(documents, index, rng):
     start = rng.randrange(len(source))
     stop = min(len(source), start + len(document) - a_end)
     return a_sentences, [source[j] for j in range(start, stop)], False
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX4_1 = Exercise("4.1", "mask_tokens")
+EX4_1.batch = 6
+
+
+@EX4_1.bug
+def random_among_the_rest_at_ten_percent(input_ids, special_tokens_mask, mask_token_id, vocab_size,
+                                         special_token_ids, max_predictions, generator):
+    """I did the 80/10/10 like transformers' collator, one coin for [MASK] and a second for random, but gave the second coin 0.1 ("10% random"), not 0.5 of the remaining 20%.
+    Differs on: 1,000 rows of [CLS] + 17 candidates + [SEP], seed 0: about 2% of the selected become a random id and 18% are kept, instead of 10% and 10%."""
+    candidates = ~special_tokens_mask
+    counts = candidates.sum(dim=1).tolist()
+    k = []
+    for n in counts:
+        if n == 0:
+            k.append(0)
+            continue
+        kn = max(1, round(0.15 * n))
+        k.append(kn if max_predictions is None else min(kn, max_predictions))
+    k = torch.tensor(k)
+    key = torch.rand(input_ids.shape, generator=generator)
+    key[~candidates] = 2.0
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k.unsqueeze(1)
+    to_mask = selected & (torch.rand(input_ids.shape, generator=generator) < 0.8)
+    to_random = selected & ~to_mask & (torch.rand(input_ids.shape, generator=generator) < 0.1)
+    banned = set(int(i) for i in special_token_ids)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in banned])
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = torch.where(to_mask, torch.full_like(input_ids, mask_token_id), input_ids)
+    masked_ids = torch.where(to_random, random_ids, masked_ids)
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def rank_from_a_single_argsort(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                               max_predictions, generator):
+    """I took key.argsort(dim=1) as each position's rank and kept rank < k, but one argsort gives, at each place, the position that sorts there, not the rank of the position.
+    Differs on: [[101, 2057, 2293, 8870, 102]] ([CLS] we love cats [SEP]), seeds 0 to 99: the one selected position is always 3 (the rank of [CLS] among the keys), never 1 or 2; the right answer selects 1, 2 or 3, each about a third of the time (in longer rows the bug also selects specials)."""
+    B, T = input_ids.shape
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), max_predictions or int(c)) if c else 0 for c in n])
+    key = torch.rand((B, T), generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand((B, T), generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), (B, T), generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = input_ids.masked_fill(~selected, IGNORE_INDEX)
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def at_least_one_even_without_candidates(input_ids, special_tokens_mask, mask_token_id, vocab_size,
+                                         special_token_ids, max_predictions, generator):
+    """I wrote the count as max(1, round(0.15 * n)), capped, and forgot the case n = 0, so a row with no candidate (all [PAD]) still gets one prediction, on a special token.
+    Differs on: [[101, 2057, 2293, 8870, 102], [0, 0, 0, 0, 0]] with the second row all special ([PAD]): the bug selects one position of the [PAD] row (label 0 there), the right answer selects none (all -100)."""
+    candidates = ~special_tokens_mask
+    k = []
+    for row in candidates:
+        n = int(row.sum())
+        count = max(1, round(0.15 * n))
+        if max_predictions is not None:
+            count = min(count, max_predictions)
+        k.append(count)
+    k = torch.tensor(k)
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    selected = key.argsort(dim=1).argsort(dim=1) < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[selected & (fate < 0.8)] = mask_token_id
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.full_like(input_ids, IGNORE_INDEX)
+    labels[selected] = input_ids[selected]
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def count_rounded_half_up(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                          max_predictions, generator):
+    """I rounded 15% of the candidates the way I learned at school, int(0.15 * n + 0.5), not with Python's round (which sends halves to the even number).
+    Differs on: one row of [CLS] + 30 candidates + [SEP], no cap: the bug selects 5 positions, the right answer round(4.5) = 4 (also 70 candidates: 11 instead of 10)."""
+    candidates = ~special_tokens_mask
+    k = []
+    for n in candidates.sum(dim=1).tolist():
+        count = max(1, int(0.15 * n + 0.5)) if n > 0 else 0
+        if max_predictions is not None:
+            count = min(count, max_predictions)
+        k.append(count)
+    k = torch.tensor(k)
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.correct
+def row_by_row_with_randperm(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                             max_predictions, generator):
+    """A loop over the rows: the candidates' positions shuffled with torch.randperm(generator=...), the first k kept, then one fresh uniform per selected position for its fate."""
+    masked_ids = input_ids.clone()
+    labels = torch.full_like(input_ids, IGNORE_INDEX)
+    special = set(int(i) for i in special_token_ids)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in special], dtype=input_ids.dtype)
+    for b in range(input_ids.shape[0]):
+        positions = torch.nonzero(~special_tokens_mask[b]).flatten()
+        n = len(positions)
+        if n == 0:
+            continue
+        k = max(1, round(0.15 * n))
+        if max_predictions is not None:
+            k = min(k, max_predictions)
+        chosen = positions[torch.randperm(n, generator=generator)[:k]]
+        labels[b, chosen] = input_ids[b, chosen]
+        u = torch.rand(k, generator=generator)
+        replacement = pool[torch.randint(len(pool), (k,), generator=generator)]
+        for j, t in enumerate(chosen.tolist()):
+            if u[j] < 0.8:
+                masked_ids[b, t] = mask_token_id
+            elif u[j] < 0.9:
+                masked_ids[b, t] = replacement[j]
+    return masked_ids, labels
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX4_2 = Exercise("4.2", "word_groups")
+EX4_2.batch = 6
+
+
+@EX4_2.bug
+def single_hash_continues(tokens):
+    """I tested for a continuation piece with token.startswith("#"), so a lone "#" (punctuation) joins the word before it.
+    Differs on: ["[CLS]", "c", "#", "is", "[SEP]"]: [[1, 2], [3]] instead of [[1], [2], [3]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            continue
+        if token.startswith("#") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def every_bracketed_token_left_out(tokens):
+    """I left out every token written in brackets, [UNK] and [MASK] with [CLS], [SEP] and [PAD], as special tokens.
+    Differs on: ["[CLS]", "the", "[UNK]", "man", "[SEP]"]: [[1], [3]] instead of [[1], [2], [3]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token.startswith("[") and token.endswith("]"):
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def last_word_never_flushed(tokens):
+    """I built the current word and appended it to the groups when the next word or a special token began, and forgot to append the last one after the loop.
+    Differs on: ["the", "una", "##ffa", "##ble", "man"] (no [SEP] at the end): [[0], [1, 2, 3]] instead of [[0], [1, 2, 3], [4]]."""
+    groups, current = [], []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            if current:
+                groups.append(current)
+            current = []
+        elif token.startswith("##") and current:
+            current.append(t)
+        else:
+            if current:
+                groups.append(current)
+            current = [t]
+    return groups
+
+
+@EX4_2.bug
+def positions_counted_without_specials(tokens):
+    """I dropped [CLS], [SEP] and [PAD] first and numbered the remaining tokens from 1 (the [CLS] at 0 being gone), so every position after a [SEP] is off and a piece after [SEP] joins the word before it.
+    Differs on: ["[CLS]", "he", "[SEP]", "ran", "[SEP]"]: [[1], [2]] instead of [[1], [3]] (the worked example, a single segment, comes out right)."""
+    words = [tok for tok in tokens if tok not in ("[CLS]", "[SEP]", "[PAD]")]
+    groups = []
+    for t, token in enumerate(words, start=1):
+        if token.startswith("##") and groups:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.correct
+def word_ids_then_groupby(tokens):
+    """A word id for every non-special token (a new id unless it is a "##" piece right after a grouped token), then itertools.groupby over the ids."""
+    special = {"[CLS]", "[SEP]", "[PAD]"}
+    word_ids, word, prev_in_word = [], -1, False
+    for t, token in enumerate(tokens):
+        if token in special:
+            prev_in_word = False
+            continue
+        if not (token[:2] == "##" and prev_in_word):
+            word += 1
+        word_ids.append((word, t))
+        prev_in_word = True
+    return [[t for _, t in members] for _, members in itertools.groupby(word_ids, key=lambda pair: pair[0])]
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX.batch = 6
+
+
+@EX.bug
+def notnext_b_as_long_as_a(documents, index, rng):
+    """For NotNext I took as many sentences of the other document as A has ("a pair of the same size"), not as many as the true B would have had.
+    Differs on: [["a1", "a2", "a3"], ["b1", "b2", "b3"]], index 0: with a_end = 2, a NotNext B from start 0 is ["b1", "b2"] instead of ["b1"]."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = document[:a_end]
+    if rng.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    return a_sentences, documents[other][start:start + len(a_sentences)], False
+
+
+@EX.bug
+def a_popped_off_the_document(documents, index, rng):
+    """I moved A's sentences off the front of the document with document.pop(0), so that what remains is the true B, which empties the caller's document.
+    Differs on: [["a1", "a2", "a3"], ["b1"]], index 0: the pairs are right, but afterwards documents[0] has lost A's sentences (e.g. ["a3"] when a_end = 2)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = [document.pop(0) for _ in range(a_end)]
+    if rng.random() < 0.5:
+        return a_sentences, list(document), True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    start = rng.randrange(len(documents[other]))
+    return a_sentences, documents[other][start:start + len(document)], False
+
+
+@EX.bug
+def notnext_start_keeps_b_full(documents, index, rng):
+    """To give the NotNext B its full length I drew its start with rng.randrange(len(other) - n + 1), which has no value when the other document is shorter than n.
+    Differs on: the worked example [["a1", "a2", "a3"], ["b1", "b2"], ["c1"]], index 0: with a_end = 1 (n = 2), a NotNext draw of document 2 raises ValueError instead of returning (["a1"], ["c1"], False)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    n = len(document) - a_end
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    source = documents[other]
+    start = rng.randrange(len(source) - n + 1)
+    return document[:a_end], source[start:start + n], False
+
+
+@EX.bug
+def notnext_start_from_a_document_length(documents, index, rng):
+    """I drew the NotNext start with rng.randrange(len(document)), A's document, where I meant the other one, so B can start past the other's end or never reach its last sentences.
+    Differs on: [["a1", "a2", "a3"], ["b1"]], index 0: a NotNext start of 1 or 2 gives B = [] instead of ["b1"]; with [["a1", "a2"], ["b1", "b2", "b3"]], B is never ["b3"]."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(document))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.correct
+def uniform_coin_and_islice(documents, index, rng):
+    """A a random window drawn with rng.sample; the coin from rng.uniform; the other document by rng.sample over the other indices; B cut with itertools.islice."""
+    document = documents[index]
+    a_start, a_end = sorted(rng.sample(range(len(document)), 2))
+    a_sentences = list(itertools.islice(document, a_start, a_end))
+    if rng.uniform(0.0, 1.0) < 0.5:
+        return a_sentences, list(itertools.islice(document, a_end, None)), True
+    (other,) = rng.sample([j for j in range(len(documents)) if j != index], 1)
+    source = documents[other]
+    start = rng.randrange(len(source))
+    return a_sentences, list(itertools.islice(source, start, start + len(document) - a_end)), False
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX4_4 = Exercise("4.4", "whole_word_selection")
+EX4_4.batch = 6
+
+
+@EX4_4.bug
+def stop_at_the_first_word_that_overflows(groups, num_to_predict, rng):
+    """I stopped the walk at the first word that would take the count past num_to_predict, with break where the skip needed continue.
+    Differs on: groups [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, with the shuffle order [5], [2, 3, 4], [6, 7], [1]: [5] instead of [5, 6, 7]."""
+    order = groups[:]
+    rng.shuffle(order)
+    chosen = []
+    for word in order:
+        if len(chosen) + len(word) > num_to_predict:
+            break
+        chosen += word
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def word_must_leave_room(groups, num_to_predict, rng):
+    """I skipped a word when len(chosen) + len(word) >= num_to_predict, so a word that would fill the count exactly is never taken.
+    Differs on: groups [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, with the shuffle order [5], [2, 3, 4], [6, 7], [1]: [1, 5] instead of [5, 6, 7]; and [[1, 2]] with num_to_predict 2 gives [] instead of [1, 2]."""
+    order = list(groups)
+    rng.shuffle(order)
+    chosen = []
+    for word in order:
+        if len(chosen) >= num_to_predict:
+            break
+        if len(chosen) + len(word) >= num_to_predict:
+            continue
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def short_words_first(groups, num_to_predict, rng):
+    """After the shuffle I sorted the words by length (a stable sort, so equal lengths stay shuffled), thinking the short ones first would fill the count best; a long word is then only taken when all the shorter ones fit.
+    Differs on: groups [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, any seed: always [1, 5] (never [2, 3, 4] nor [5, 6, 7]), instead of one of [1, 5], [1, 6, 7], [5, 6, 7], [2, 3, 4] by the shuffle."""
+    order = list(groups)
+    rng.shuffle(order)
+    order.sort(key=len)
+    chosen = []
+    for word in order:
+        if len(chosen) >= num_to_predict:
+            break
+        if len(chosen) + len(word) <= num_to_predict:
+            chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def shuffled_the_callers_list(groups, num_to_predict, rng):
+    """I shuffled groups itself with rng.shuffle(groups), so the caller's list of words comes back in the shuffled order.
+    Differs on: groups [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, seed 0: the selection is right but the caller's groups are reordered afterwards."""
+    rng.shuffle(groups)
+    chosen = []
+    for word in groups:
+        if len(chosen) >= num_to_predict:
+            break
+        if len(chosen) + len(word) > num_to_predict:
+            continue
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.correct
+def budget_countdown_on_a_copy(groups, num_to_predict, rng):
+    """A shuffled copy walked with a remaining budget that counts down; the positions returned in the walk's order, unsorted."""
+    order = [list(word) for word in groups]
+    rng.shuffle(order)
+    budget = num_to_predict
+    picked = []
+    for word in order:
+        if budget == 0:
+            break
+        if len(word) <= budget:
+            picked += word
+            budget -= len(word)
+    return picked
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX4_5 = Exercise("4.5", "masked_lm_metrics")
+EX4_5.batch = 6
+
+
+@EX4_5.bug
+def loss_as_a_mean_of_row_means(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I averaged the loss over each sequence's labelled positions and then over the sequences, so a row with few labelled positions weighs as much as one with many.
+    Differs on: B = 2, V = 3, H = 3, E = I, bias 0, row 0 one labelled position with logits [2, 0, 0] and label 0, row 1 three with logits [0, 0, 0] and label 1: (0.2395 + 1.0986) / 2 = 0.669 instead of (0.2395 + 3 * 1.0986) / 4 = 0.884."""
+    row_losses = []
+    correct = []
+    kinds = []
+    for b in range(hidden.shape[0]):
+        where = labels[b] != IGNORE_INDEX
+        if not where.any():
+            continue
+        logits = hidden[b][where] @ word_embeddings.T + bias
+        targets, shown = labels[b][where], input_ids[b][where]
+        row_losses.append(F.cross_entropy(logits, targets))
+        correct.append(logits.argmax(-1) == targets)
+        kinds.append(torch.where(shown == mask_id, 0, torch.where(shown == targets, 2, 1)))
+    metrics = {"loss": torch.stack(row_losses).mean()}
+    correct, kinds = torch.cat(correct), torch.cat(kinds)
+    for code, kind in enumerate(("mask", "random", "kept")):
+        at = kinds == code
+        metrics[kind] = correct[at].float().mean().item() if at.any() else None
+    return metrics
+
+
+@EX4_5.bug
+def empty_kind_gives_nan(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I computed each kind's accuracy as right[where].float().mean().item() and forgot the None case, so a kind with no position gives nan.
+    Differs on: the worked example (one labelled position, logits [2, 0, 0], label 0, input [MASK]): "random" and "kept" are nan instead of None."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    right = logits.argmax(dim=-1) == targets
+    is_mask = shown == mask_id
+    is_kept = (shown == targets) & ~is_mask
+    is_random = ~is_mask & ~is_kept
+    return {"loss": F.cross_entropy(logits, targets),
+            "mask": right[is_mask].float().mean().item(),
+            "random": right[is_random].float().mean().item(),
+            "kept": right[is_kept].float().mean().item()}
+
+
+@EX4_5.bug
+def random_wherever_the_input_differs(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I counted as "random" every labelled position whose input differs from its label, which includes the [MASK] positions too.
+    Differs on: V = 5, E = I (H = 5), bias 0, mask_id 4, two labelled positions: input 4 ([MASK]) with label 0 and logits argmax 0, input 3 with label 1 and logits argmax 3: "random" is 0.5 instead of 0.0 ("mask" 1.0 in both)."""
+    selected = labels.ne(IGNORE_INDEX)
+    logits = torch.matmul(hidden[selected], word_embeddings.t()) + bias
+    targets = labels[selected]
+    shown = input_ids[selected]
+    right = logits.argmax(-1).eq(targets)
+    kinds = {"mask": shown.eq(mask_id), "random": shown.ne(targets), "kept": shown.eq(targets) & shown.ne(mask_id)}
+    out = {"loss": F.cross_entropy(logits, targets)}
+    for kind, where in kinds.items():
+        out[kind] = right[where].float().mean().item() if where.any() else None
+    return out
+
+
+@EX4_5.bug
+def log_sum_exp_by_hand(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I wrote the loss from its formula, log(sum(exp(logits))) - logits[label], without subtracting the largest logit first, so exp overflows for large logits.
+    Differs on: one labelled position, V = 3, E = I, bias 0, logits [100, 0, 0] (float32), label 0: the loss is inf instead of about 7.4e-44 (0 in float32)."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    picked = logits.gather(1, targets[:, None]).squeeze(1)
+    loss = (logits.exp().sum(dim=1).log() - picked).mean()
+    right = logits.argmax(-1) == targets
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    metrics = {"loss": loss}
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.correct
+def full_decode_einsum_and_gather(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """Every position decoded with einsum, log_softmax gathered at a clamped copy of the labels, a masked sum over the count; the kinds as (B, T) masks counted with sums."""
+    selected = labels != IGNORE_INDEX
+    logits = torch.einsum("bth,vh->btv", hidden, word_embeddings) + bias  # (B, T, V)
+    safe = labels.masked_fill(~selected, 0)  # a new tensor: labels stay as they were
+    log_p = logits.log_softmax(dim=-1).gather(-1, safe.unsqueeze(-1)).squeeze(-1)  # (B, T)
+    count = selected.sum()
+    loss = -torch.where(selected, log_p, torch.zeros_like(log_p)).sum() / count
+    right = (logits.argmax(dim=-1) == labels) & selected
+    is_mask = selected & (input_ids == mask_id)
+    is_kept = selected & ~is_mask & (input_ids == labels)
+    is_random = selected & ~is_mask & ~is_kept
+    out = {"loss": loss}
+    for kind, where in (("mask", is_mask), ("random", is_random), ("kept", is_kept)):
+        n = int(where.sum())
+        out[kind] = int((right & where).sum()) / n if n else None
+    return out

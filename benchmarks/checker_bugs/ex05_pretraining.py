@@ -7,6 +7,9 @@ in the order written below (see checker_bugs/__init__.py)."""
 import torch
 
 from . import Exercise
+import numpy as np
+import torch.nn.functional as F
+import math
 
 EX52 = Exercise("5.2", "parameter_groups")
 
@@ -1071,3 +1074,409 @@ def unflattened_rows(model, batch, k):
         loss.backward()
         losses.append(loss.item())
     return sum(losses)
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX5_1 = Exercise("5.1", "learning_rate")
+EX5_1.batch = 6
+
+
+@EX5_1.bug
+def warmup_multiplies_the_decay(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I multiplied the decayed rate by the warm-up factor min(1, step / warmup_steps), as one schedule times the other, instead of replacing it during the warm-up.
+    Differs on: step 200, peak 1e-3, 400 warm-up steps of 8,000: 4.875e-4 (= 0.5 * 9.75e-4) instead of 5e-4."""
+    done = min(step, total_steps) / total_steps
+    decayed = (peak_lr - end_lr) * (1 - done) ** power + end_lr
+    if warmup_steps == 0:
+        return decayed
+    return min(1.0, step / warmup_steps) * decayed
+
+
+@EX5_1.bug
+def power_on_the_progress(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I half-remembered the polynomial decay as (peak - end) * (1 - done ** power) + end, with the power on the progress instead of on what is left.
+    Differs on: power 2, no warm-up, peak 1e-4, 100 steps, step 50: 7.5e-5 instead of 2.5e-5 (power 1 is unaffected)."""
+    if step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    done = min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * (1 - done ** power) + end_lr
+
+
+@EX5_1.bug
+def zero_once_training_is_over(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I returned 0.0 for any step past total_steps ("training is over"), forgetting that the rate stays at end_lr there.
+    Differs on: end_lr 1e-6, peak 1e-4, no warm-up, 100 steps, step 101: 0.0 instead of 1e-6 (step 100 itself gives 1e-6, right)."""
+    if step > total_steps:
+        return 0.0
+    if warmup_steps > 0 and step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    return (peak_lr - end_lr) * (1 - step / total_steps) ** power + end_lr
+
+
+@EX5_1.bug
+def warmup_counts_the_current_step(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I ramped with (step + 1) / warmup_steps, so that step 0 already trains, as some training loops do.
+    Differs on: step 0, peak 1e-3, 400 warm-up steps of 8,000: 2.5e-6 instead of 0 (and step 200: 5.025e-4 instead of 5e-4)."""
+    if warmup_steps and step < warmup_steps:
+        return peak_lr * (step + 1) / warmup_steps
+    done = min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * (1 - done) ** power + end_lr
+
+
+@EX5_1.correct
+def numpy_clip_then_select(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """numpy: the remaining fraction clipped to [0, 1], the decay computed first, np.where choosing the ramp during the warm-up."""
+    left = np.clip(1.0 - np.float64(step) / total_steps, 0.0, 1.0)
+    decay = (peak_lr - end_lr) * left ** power + end_lr
+    ramp = peak_lr * np.float64(step) / max(warmup_steps, 1)
+    return np.float64(np.where(step < warmup_steps, ramp, decay))
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX52.batch = 6
+
+
+@EX52.bug
+def empty_group_left_out(model, weight_decay):
+    """I returned only the groups that hold something, thinking AdamW chokes on a group with no parameters, so a model without any matrix gets one group.
+    Differs on: torch.nn.LayerNorm(3): one group [{"params": [weight, bias], "weight_decay": 0.0}] instead of the two groups, the decayed one empty."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return [group for group in groups if group["params"]]
+
+
+@EX52.bug
+def matrices_must_also_be_named_weight(model, weight_decay):
+    """I decayed a parameter when it has 2 or more dimensions and its name ends in "weight" (to be sure it is a layer's weight), so a matrix with another name is not decayed.
+    Differs on: a module with a Linear(3, 2) and a Parameter(torch.randn(4, 3)) named "table": the table goes to the no-decay group (the solution decays it)."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        if p.ndim >= 2 and name.endswith("weight"):
+            decay.append(p)
+        else:
+            no_decay.append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def frozen_decided_per_module(model, weight_decay):
+    """I walked the modules and skipped every module whose weight is frozen, so when only the weights are frozen (BitFit: train the biases alone) the trainable biases are left out too.
+    Differs on: torch.nn.Linear(3, 2) with weight.requires_grad_(False): both groups empty (the solution puts the bias in the no-decay group)."""
+    decay, no_decay, seen = [], [], set()
+    for module in model.modules():
+        weight = getattr(module, "weight", None)
+        if isinstance(weight, torch.Tensor) and not weight.requires_grad:
+            continue  # a frozen layer
+        for p in module.parameters(recurse=False):
+            if id(p) in seen or not p.requires_grad:
+                continue
+            seen.add(id(p))
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def recurse_false_against_ties(model, weight_decay):
+    """I called model.parameters(recurse=False), having read that it stops parameters from being listed more than once; it lists only the model's own parameters, none of its submodules'.
+    Differs on: torch.nn.Sequential(torch.nn.Linear(3, 2)): both groups empty (the solution: the weight decayed, the bias not)."""
+    decay, no_decay = [], []
+    for p in model.parameters(recurse=False):
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def partitioned_with_tee_and_filterfalse(model, weight_decay):
+    """functools-style: the trainable parameters taken once by identity from named_parameters(remove_duplicate=False), split with itertools.tee, filter and filterfalse on len(p.size())."""
+    unique = {}
+    for _, p in model.named_parameters(remove_duplicate=False):
+        if p.requires_grad:
+            unique.setdefault(id(p), p)
+    first, second = itertools.tee(unique.values())
+    is_matrix = lambda p: len(p.size()) > 1  # noqa: E731
+    return [{"params": list(filter(is_matrix, first)), "weight_decay": weight_decay},
+            {"params": list(itertools.filterfalse(is_matrix, second)), "weight_decay": 0.0}]
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX53.batch = 6
+
+
+@EX53.bug
+def nsp_share_from_notnext_counts(model, batch, k):
+    """I weighed the NSP loss like the MLM loss, by counting from its labels: the micro-batch's next_sentence_label.sum() over the batch's, which counts the NotNext pairs, not the rows.
+    Differs on: the chapter's 4 rows of 10 (1, 6, 6, 6 labels) with next_sentence_label [1, 1, 0, 1], k = 2: NSP weights 2/3 and 1/3 instead of 1/2 and 1/2 (and all-IsNext labels give 0 / 0 = NaN)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    N = (batch["labels"] != -100).sum()
+    not_next = batch["next_sentence_label"].sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for start in range(0, rows, size):
+        piece = {name: t[start:start + size] for name, t in batch.items()}
+        out = model(**piece)
+        loss = (out.mlm_loss * (piece["labels"] != -100).sum() / N
+                + out.nsp_loss * piece["next_sentence_label"].sum() / not_next)
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def sums_divided_by_n_at_the_end(model, batch, k):
+    """I turned each mean back into a sum (mlm_loss · n_i and nsp_loss · B_i), accumulated those, and divided every gradient and the total by N once after the loop, so the NSP part is divided by N instead of B.
+    Differs on: the chapter's 4 rows of 10 (1, 6, 6, 6 labels, N = 19, B = 4), k = 2: the NSP part of the loss and of the gradients is 4/19 of the right one."""
+    B = batch["input_ids"].shape[0]
+    size = B // k
+    N = int((batch["labels"] != -100).sum())
+    for p in model.parameters():
+        p.grad = None
+    total = 0.0
+    for i in range(k):
+        rows = slice(i * size, (i + 1) * size)
+        out = model(**{name: t[rows] for name, t in batch.items()})
+        n_i = int((batch["labels"][rows] != -100).sum())
+        summed = out.mlm_loss * n_i + out.nsp_loss * size
+        summed.backward()
+        total += summed.item()
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad /= N
+    return total / N
+
+
+@EX53.bug
+def single_piece_taken_as_is(model, batch, k):
+    """For k = 1 there is nothing to accumulate, so I returned model(**batch).loss after one backward(); I cleared the stale gradients only in the branch that loops over micro-batches.
+    Differs on: k = 1 with every .grad first filled with ones: the gradients come out as the batch's gradient plus 1 (right for k > 1)."""
+    if k == 1:
+        loss = model(**batch).loss
+        loss.backward()
+        return loss.item()
+    model.zero_grad(set_to_none=True)
+    B = batch["input_ids"].shape[0]
+    size = B // k
+    N = (batch["labels"] != -100).sum()
+    total = 0.0
+    for i in range(k):
+        piece = {name: t[i * size:(i + 1) * size] for name, t in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / N + out.nsp_loss * size / B
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def row_i_labels_for_piece_i(model, batch, k):
+    """I counted micro-batch i's labelled positions as (batch["labels"][i] != -100).sum(), indexing the batch by the piece number, which is row i, not the piece's rows.
+    Differs on: the chapter's 4 rows of 10 with 1, 6, 6, 6 labels, k = 2: MLM weights 1/19 and 6/19 instead of 7/19 and 12/19 (right only when each piece is one row, k = B)."""
+    B = batch["input_ids"].shape[0]
+    size = B // k
+    N = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {name: t[i * size:(i + 1) * size] for name, t in batch.items()}
+        n_i = (batch["labels"][i] != -100).sum()
+        out = model(**piece)
+        loss = out.mlm_loss * n_i / N + out.nsp_loss * size / B
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def sums_recomputed_from_the_logits(model, batch, k):
+    """Each micro-batch's losses recomputed as sums from out.mlm_logits and out.nsp_logits (reduction="sum") and divided by the whole batch's N and B; pieces from torch.chunk."""
+    B = len(batch["next_sentence_label"])
+    N = int((batch["labels"] != -100).sum())
+    for p in model.parameters():
+        p.grad = None
+    pieces = zip(*(torch.chunk(t, k) for t in batch.values()))
+    total = 0.0
+    for values in pieces:
+        piece = dict(zip(batch.keys(), values))
+        out = model(**piece)
+        labels = piece["labels"]
+        mlm_sum = F.cross_entropy(out.mlm_logits.float(), labels[labels != -100], reduction="sum")
+        nsp_sum = F.cross_entropy(out.nsp_logits.float(), piece["next_sentence_label"], reduction="sum")
+        loss = mlm_sum / N + nsp_sum / B
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX5_4 = Exercise("5.4", "clip_grad_norm")
+EX5_4.batch = 6
+
+
+@EX5_4.bug
+def parameters_walked_twice(parameters, max_norm):
+    """I summed the squares in a first loop over parameters and scaled in a second loop over parameters; given model.parameters(), a generator, the second loop finds nothing, so nothing is clipped.
+    Differs on: a Linear(3, 2) whose grads are all 10, passed as model.parameters() with max_norm=1: the grads stay 10 (the solution scales them to norm 1); right when given a list."""
+    total = 0.0
+    for p in parameters:
+        if p.grad is not None:
+            total += p.grad.double().pow(2).sum().item()
+    norm = math.sqrt(total)
+    if norm > max_norm:
+        for p in parameters:
+            if p.grad is not None:
+                p.grad.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def squared_norm_against_max_norm(parameters, max_norm):
+    """To save a square root I compared the sum of squares with max_norm (it should be max_norm²), and took the root only for the factor and the return value.
+    Differs on: one gradient [1.2, 0.9] (norm 1.5) with max_norm=2: it is scaled up by 2/1.5 to norm 2, where the solution leaves it as it is (right for max_norm=1)."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    squares = sum(float(torch.sum(g.double() * g.double())) for g in grads)
+    if squares > max_norm:
+        factor = max_norm / math.sqrt(squares)
+        for g in grads:
+            g.mul_(factor)
+    return math.sqrt(squares)
+
+
+@EX5_4.bug
+def factor_computed_before_the_test(parameters, max_norm):
+    """I computed the clip factor min(1, max_norm / norm) first and multiplied every gradient by it, which divides by zero when every gradient is 0 (or none has a gradient).
+    Differs on: a Linear(3, 2) with zero gradients (or with p.grad None everywhere): ZeroDivisionError, where the solution returns 0.0."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    norm = math.sqrt(sum(g.double().square().sum().item() for g in grads))
+    factor = min(1.0, max_norm / norm)
+    for g in grads:
+        g.mul_(factor)
+    return norm
+
+
+@EX5_4.bug
+def one_long_vector_in_the_gradients_dtype(parameters, max_norm):
+    """I concatenated the gradients into one long vector and took its .norm(), in the gradients' own dtype; in float16 a norm above 65504 comes back as inf, and the factor max_norm / inf zeroes every gradient.
+    Differs on: a float16 parameter of 5000 elements whose gradient is all 1000.0 (norm 70711), max_norm=1: returns inf and the gradient becomes 0, where the solution returns 70710.7 and scales it to norm 1."""
+    params = [p for p in parameters if p.grad is not None]
+    if not params:
+        return 0.0
+    flat = torch.cat([p.grad.reshape(-1) for p in params])
+    norm = flat.norm().item()
+    if norm > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.correct
+def norm_of_the_norms_with_a_clamped_factor(parameters, max_norm):
+    """Per-tensor norms in float64 stacked and normed again (torch.linalg.vector_norm); every gradient multiplied by the factor clamped at 1, max_norm / (norm + 1e-6) as torch does."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return 0.0
+    norms = torch.stack([torch.linalg.vector_norm(g.detach().to(torch.float64)) for g in grads])
+    norm = torch.linalg.vector_norm(norms)
+    factor = torch.clamp(max_norm / (norm + 1e-6), max=1.0)
+    for g in grads:
+        g.mul_(factor.to(g.dtype))
+    return norm.item()
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX5_5 = Exercise("5.5", "pretraining_step")
+EX5_5.batch = 6
+
+
+@EX5_5.bug
+def scheduler_stepped_before_the_optimizer(model, batch, optimizer, scheduler, max_grad_norm):
+    """I advanced the schedule first, so that the step I take is counted, then called optimizer.step(): every update uses the next step's learning rate (the first one not 0 but the rate of step 1).
+    Differs on: a small BERT with minibert's build_optimizer(lr=1e-3, warmup_steps=2, total_steps=10), two steps: the first update moves the weights (the solution's, at rate 0, does not) and the second step's losses differ."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    labels = batch["labels"]
+    selected = labels != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, labels[selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    scheduler.step()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def nsp_read_from_the_cls_hidden_state(model, batch, optimizer, scheduler, max_grad_norm):
+    """I gave the NSP head the [CLS] token's hidden state, out.last_hidden_state[:, 0], since the pooler's output is "the [CLS] representation" (it is that state through the pooler's dense layer and tanh).
+    Differs on: any batch, e.g. a small BERT (H = 16, 2 layers, V = 40), 4 rows of 10: the NSP loss differs from the first step, and the pooler never gets a gradient."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    h = out.last_hidden_state
+    where = batch["labels"] != -100
+    logits = model.mlm(h[where], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][where])
+    nsp_loss = F.cross_entropy(model.nsp(h[:, 0]), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def decoder_matrix_passed_as_data(model, batch, optimizer, scheduler, max_grad_norm):
+    """I handed the MLM head the word-embedding table as word_embeddings.weight.data (a plain tensor, as I thought F.linear wanted), which cuts the tied decoder out of the graph: the table gets no gradient through the output layer.
+    Differs on: a small BERT with build_optimizer(lr=1e-3, warmup_steps=0, total_steps=10): after one step the word embeddings (and so the second step's losses) differ; the first step's losses agree."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    decoder = model.bert.embeddings.word_embeddings.weight.data
+    selected = batch["labels"].ne(-100)
+    logits = model.mlm(out.last_hidden_state[selected], decoder)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    loss = mlm_loss + nsp_loss
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad()
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def clipped_after_the_step(model, batch, optimizer, scheduler, max_grad_norm):
+    """I wrote the optimizer's step right after backward() and clipped afterwards, before clearing: the update uses the unclipped gradients, and the clip acts on gradients about to be thrown away.
+    Differs on: a small BERT with build_optimizer(lr=1e-3, warmup_steps=0, total_steps=10), max_grad_norm=0.1 (the gradient's norm is above it), two steps: the weights after the second step differ by up to 1e-3, while the losses agree to about 1e-5 (Adam's first update hardly depends on the gradient's scale)."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    optimizer.step()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.correct
+def every_position_decoded_with_ignore_index(model, batch, optimizer, scheduler, max_grad_norm):
+    """The decoder run on all B·T positions and the MLM loss a cross-entropy over the flattened (B·T, V) logits with ignore_index=-100 (the same mean over the N labelled positions); the NSP loss in float32."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    table = model.bert.embeddings.word_embeddings.weight
+    logits = model.mlm(out.last_hidden_state, table)  # (B, T, V)
+    mlm_loss = F.cross_entropy(logits.flatten(0, 1), batch["labels"].flatten(), ignore_index=-100)
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output).float(), batch["next_sentence_label"])
+    total = mlm_loss + nsp_loss
+    total.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return float(mlm_loss.detach()), float(nsp_loss.detach())

@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from . import Exercise
+import math
 
 EX = Exercise("6.4", "probe")
 
@@ -453,3 +454,286 @@ def ridge_through_the_eigenvectors(train_x, train_y, test_x, test_y, alpha=1.0):
     W = V @ ((V.T @ (A.T @ Y)) / (eigenvalues + alpha)[:, None])
     right = (design(test_x) @ W).argmax(dim=1).eq(test_y)
     return right.sum().item() / right.numel()
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX6_1 = Exercise("6.1", "offset_score")
+EX6_1.batch = 6
+
+
+@EX6_1.bug
+def partner_only_checked_against_the_end(probs, attention_mask, offset):
+    """I looped over every query i with j = i + offset and skipped the pair when j >= T or the key is padding, forgetting j < 0: for offset -1, query 0 reads probs[..., 0, -1], the last key, through Python's negative index.
+    Differs on: the worked example (rows [0.5, 0.25, 0.25], [0.6, 0.3, 0.1], [0.1, 0.2, 0.7], no padding), offset -1: 0.35 (the mean of 0.6, 0.2 and 0.25) instead of 0.4."""
+    B, nh, T, _ = probs.shape
+    total = torch.zeros(nh, dtype=probs.dtype)
+    count = 0
+    for b in range(B):
+        for i in range(T):
+            j = i + offset
+            if j >= T or not attention_mask[b, i] or not attention_mask[b, j]:
+                continue
+            total += probs[b, :, i, j]
+            count += 1
+    return total / count
+
+
+@EX6_1.bug
+def mean_of_the_sentences_scores(probs, attention_mask, offset):
+    """I scored each sentence on its own real pairs and then averaged the B sentences' scores, so a short sentence weighs as much as a long one.
+    Differs on: B = 2, one head, T = 4, offset -1: sentence 0 all real with p[i, i-1] = 0.6, 0.6, 0.6; sentence 1 with 2 real tokens and p[1, 0] = 0.0: 0.3 instead of the pooled 0.45."""
+    T = probs.shape[-1]
+    real = attention_mask.bool()
+    scores = []
+    for b in range(probs.shape[0]):
+        values, n = 0.0, 0
+        for i in range(T):
+            j = i + offset
+            if 0 <= j < T and real[b, i] and real[b, j]:
+                values = values + probs[b, :, i, j]
+                n += 1
+        if n:
+            scores.append(values / n)
+    return torch.stack(scores).mean(0)
+
+
+@EX6_1.bug
+def pairs_counted_from_the_lengths(probs, attention_mask, offset):
+    """I counted each sentence's real pairs as its length minus |offset| (right-padded sentences, so the pairs are the first L - |offset| queries), without clamping at 0: a sentence shorter than |offset| adds a negative count.
+    Differs on: B = 2, one head, T = 4, offset 2: sentence 0 all real with p[0, 2] = p[1, 3] = 0.5, sentence 1 of one real token: 1/1 = 1.0 (count 2 + (1 - 2)) instead of 0.5."""
+    T = probs.shape[-1]
+    diag = torch.diagonal(probs, offset=offset, dim1=-2, dim2=-1)  # (B, nh, T - |offset|): probs[..., i, i + offset]
+    m = attention_mask.to(probs.dtype)
+    if offset >= 0:
+        both = m[:, :T - offset] * m[:, offset:]
+    else:
+        both = m[:, -offset:] * m[:, :T + offset]
+    numerator = (diag * both[:, None, :]).sum(dim=(0, 2))
+    pairs = (attention_mask.sum(dim=1) - abs(offset)).sum()
+    return numerator / pairs
+
+
+@EX6_1.bug
+def padded_queries_zeroed_in_place(probs, attention_mask, offset):
+    """I zeroed the padded queries' rows and keys' columns with probs *= ... (in place, to spare a copy), then pooled the diagonal over the pairs that are real: the score is right but the caller's probs are changed.
+    Differs on: any batch with padding, e.g. B = 2, nh = 2, T = 5 with 2 padded tokens in sentence 1, offset -1: the returned scores match, but the rows and columns of the padded tokens in the caller's probs are now 0."""
+    m = attention_mask.to(probs.dtype)
+    probs *= m[:, None, :, None]
+    probs *= m[:, None, None, :]
+    T = probs.shape[-1]
+    lo, hi = max(0, -offset), min(T, T - offset)
+    q = torch.arange(lo, hi)
+    valid = m[:, q] * m[:, q + offset]
+    return probs[:, :, q, q + offset].sum(dim=(0, 2)) / valid.sum()
+
+
+@EX6_1.correct
+def pair_mask_diagonal_in_numpy(probs, attention_mask, offset):
+    """numpy: the diagonal at `offset` of the probabilities and of the outer product of the mask with itself (both real), pooled as a weighted sum over sentences and positions."""
+    p = probs.detach().cpu().numpy().astype(np.float64)
+    m = attention_mask.detach().cpu().numpy().astype(np.float64)
+    both = m[:, :, None] * m[:, None, :]                            # (B, T, T): 1 where query and key are real
+    d = np.diagonal(p, offset=offset, axis1=-2, axis2=-1)           # (B, nh, P)
+    w = np.diagonal(both, offset=offset, axis1=-2, axis2=-1)        # (B, P)
+    return torch.from_numpy(np.einsum("bhp,bp->h", d, w) / w.sum())
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX6_2 = Exercise("6.2", "attention_entropy")
+EX6_2.batch = 6
+
+
+@EX6_2.bug
+def entropy_in_bits(probs, attention_mask):
+    """I took the entropy with torch.log2, the information-theory convention of bits, not the natural log the statement asks for.
+    Differs on: one head spreading each row evenly over 2 keys (B = 1, T = 2, no padding): 1.0 instead of ln 2 = 0.693."""
+    plogp = torch.where(probs > 0, probs * torch.log2(probs.clamp_min(1e-30)), torch.zeros_like(probs))
+    h = -plogp.sum(dim=-1)  # (B, nh, T)
+    real = attention_mask.bool()
+    return h.permute(1, 0, 2)[:, real].mean(dim=-1)
+
+
+@EX6_2.bug
+def probabilities_clamped_before_p_log_p(probs, attention_mask):
+    """To keep log away from 0 I clamped the probabilities first, q = probs.clamp(min=1e-6), and summed -q ln q, so each zero probability adds 1e-6 · ln(1e6) ≈ 1.4e-5 instead of 0.
+    Differs on: one head, B = 1, T = 8, every row on a single key (7 zeros a row): 9.7e-5 instead of 0."""
+    q = probs.clamp(min=1e-6)
+    h = -(q * q.log()).sum(-1)  # (B, nh, T)
+    w = attention_mask.to(h.dtype)[:, None, :]
+    return (h * w).sum((0, 2)) / w.sum((0, 2))
+
+
+@EX6_2.bug
+def summed_over_the_queries(probs, attention_mask):
+    """I summed p ln p over dim=-2, thinking of the (T, T) map as columns of keys, so each "distribution" is a key's column over the queries, and the mask then picks the real keys' columns: without padding the total is the same, but a padded query's row is counted.
+    Differs on: B = 1, one head, T = 3, mask [1, 1, 0], rows [0.5, 0.5, 0], [1, 0, 0] and a padded query's row [0.5, 0.5, 0]: 2 ln 2 / 2 = 0.693 instead of ln 2 / 2 = 0.347."""
+    plogp = torch.special.xlogy(probs, probs)  # 0 where p = 0
+    h = -plogp.sum(dim=-2)  # (B, nh, T)
+    real = attention_mask.bool()[:, None, :].to(h.dtype)
+    return (h * real).sum(dim=(0, 2)) / real.sum()
+
+
+@EX6_2.bug
+def every_query_averaged(probs, attention_mask):
+    """I kept the padding out of the sum over keys (a padded key has probability 0 and adds nothing) and then averaged over all B·T queries, thinking that took care of the padding; a padded query's row is a real distribution over the real keys, and it counts.
+    Differs on: B = 1, one head, T = 3, mask [1, 1, 0], rows [0.5, 0.5, 0], [1, 0, 0] and a padded query's row [0.5, 0.5, 0]: (ln 2 + 0 + ln 2) / 3 = 0.462 instead of ln 2 / 2 = 0.347."""
+    keys = attention_mask.to(probs.dtype)[:, None, None, :]  # (B, 1, 1, T)
+    p = probs * keys
+    plogp = torch.nan_to_num(p * torch.log(p))  # 0 · ln 0 = NaN -> 0
+    return -plogp.sum(-1).mean(dim=(0, 2))
+
+
+@EX6_2.correct
+def entr_looped_over_sentences(probs, attention_mask):
+    """torch.special.entr (−x ln x, 0 at 0) on each sentence's real query rows, selected with a boolean index in a loop over the batch, accumulated in float64 and divided once."""
+    nh = probs.shape[1]
+    total = torch.zeros(nh, dtype=torch.float64)
+    count = 0
+    for b in range(probs.shape[0]):
+        rows = probs[b][:, attention_mask[b].bool(), :].double()  # (nh, L_b, T)
+        total += torch.special.entr(rows).sum(-1).sum(-1)
+        count += rows.shape[1]
+    return total / count
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX6_3 = Exercise("6.3", "head_mask_hook")
+EX6_3.batch = 6
+
+
+@EX6_3.bug
+def last_column_of_the_head_kept(head, head_size):
+    """I copied the statement's range, columns h·hs to (h+1)·hs − 1, into the slice as its end, so the slice stops one short and the head's last column survives.
+    Differs on: head 1, head_size 4, a context torch.ones(1, 2, 8): column 7 stays 1 (the solution zeroes columns 4 to 7)."""
+    start, end = head * head_size, (head + 1) * head_size - 1
+
+    def hook(module, args):
+        context = args[0].clone()
+        context[:, :, start:end] = 0.0
+        return (context,)
+    return hook
+
+
+@EX6_3.bug
+def heads_taken_as_interleaved(head, head_size):
+    """I reshaped the context's last axis as (head_size, nh) and zeroed [..., head], picturing the heads interleaved (head h at columns h, h + nh, h + 2·nh, ...), where they sit side by side.
+    Differs on: head 0, head_size 2, a context torch.arange(8.).view(1, 1, 8) (4 heads): columns 0 and 4 zeroed instead of columns 0 and 1."""
+    def hook(module, args):
+        (context,) = args
+        *lead, H = context.shape
+        per_head = context.reshape(*lead, head_size, H // head_size).clone()  # (..., hs, nh)
+        per_head[..., head] = 0.0
+        return (per_head.reshape(*lead, H),)
+    return hook
+
+
+@EX6_3.bug
+def zeroed_through_an_index_list(head, head_size):
+    """I listed the head's columns, cols = list(range(h·hs, (h+1)·hs)), and called context[..., cols].zero_() on a copy; indexing with a list makes another copy, so the zeros never reach the context I return.
+    Differs on: any head, e.g. head 0, head_size 2, a context torch.ones(1, 3, 4): returned unchanged (the solution zeroes columns 0 and 1)."""
+    cols = list(range(head * head_size, (head + 1) * head_size))
+
+    def hook(module, args):
+        context = args[0].clone()
+        context[..., cols].zero_()
+        return (context,)
+    return hook
+
+
+@EX6_3.bug
+def head_columns_taken_on_axis_one(head, head_size):
+    """I zeroed context[:, h·hs:(h+1)·hs], taking the second axis for the hidden one (as for an (N, H) matrix), which for a (B, T, H) context is the tokens' axis.
+    Differs on: head 0, head_size 2, a context torch.ones(1, 3, 4): tokens 0 and 1 zeroed on all 4 columns, instead of columns 0 and 1 of all 3 tokens."""
+    def hook(module, args):
+        context = args[0].clone()
+        context[:, head * head_size:(head + 1) * head_size] = 0
+        return (context,)
+    return hook
+
+
+@EX6_3.correct
+def where_over_a_column_mask(head, head_size):
+    """Out of place: torch.where over a boolean mask of the head's columns built from torch.arange on the last axis, zeros inside, the context elsewhere."""
+    def hook(module, args):
+        context = args[0]
+        column = torch.arange(context.shape[-1], device=context.device)
+        inside = (column >= head * head_size) & (column < (head + 1) * head_size)
+        return (torch.where(inside, torch.zeros((), dtype=context.dtype, device=context.device), context),)
+    return hook
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX.batch = 6
+
+
+@EX.bug
+def right_words_over_the_training_count(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I divided the number of right test words by len(train_y), the count I had at hand from the fit, instead of the number of test words.
+    Differs on: the worked line, train x = 1, 1.5, 2 (tag 0) and 3, 3.5, 4 (tag 1), test x = 1.2, 3.8 (tags 0, 1): 2/6 = 0.333 instead of 1.0."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = torch.cat([((train_x - mean) / std).double(), torch.ones(len(train_x), 1, dtype=torch.float64)], 1)
+    Y = F.one_hot(train_y, int(train_y.max()) + 1).double()
+    W = torch.linalg.solve(A.T @ A + alpha * torch.eye(A.shape[1], dtype=torch.float64), A.T @ Y)
+    X = torch.cat([((test_x - mean) / std).double(), torch.ones(len(test_x), 1, dtype=torch.float64)], 1)
+    right = ((X @ W).argmax(1) == test_y).sum().item()
+    return right / len(train_y)
+
+
+@EX.bug
+def design_kept_in_the_input_dtype(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I built the design matrix, the identity and the targets in the dtype of the hidden states (x.dtype) so nothing gets converted; torch.linalg.solve has no float16 or bfloat16 kernel.
+    Differs on: float16 inputs, e.g. torch.manual_seed(0); train_x = randn(30, 4).half(), train_y = randint(3, (30,)), scored on themselves: NotImplementedError (no Half kernel) where the solution returns 0.533."""
+    dtype = train_x.dtype
+    mean, std = train_x.mean(dim=0), train_x.std(dim=0).clamp_min(1e-6)
+
+    def design(x):
+        return torch.cat([(x - mean) / std, torch.ones(x.shape[0], 1, dtype=dtype)], dim=1)
+
+    A = design(train_x)
+    Y = F.one_hot(train_y, int(train_y.max()) + 1).to(dtype)
+    W = torch.linalg.solve(A.T @ A + alpha * torch.eye(A.shape[1], dtype=dtype), A.T @ Y)
+    return ((design(test_x) @ W).argmax(dim=-1) == test_y).float().mean().item()
+
+
+@EX.bug
+def nearest_training_word(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I skipped the fit and gave each test word the tag of its nearest training word (standardised features, Euclidean distance): fitted on the training words only, but not a linear classifier.
+    Differs on: a line, train x = 1, 2 (tag 0), 3, 4 (tag 1), 5, 6 (tag 0), test x = 1.5, 3.5, 5.5 (tags 0, 1, 0): 1.0, where no linear probe can get all three (the solution 0.667)."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    a = (train_x.double() - mean.double()) / std.double()
+    b = (test_x.double() - mean.double()) / std.double()
+    nearest = torch.cdist(b, a).argmin(dim=1)
+    return (train_y[nearest] == test_y).double().mean().item()
+
+
+@EX.bug
+def unseen_test_tags_left_out(train_x, train_y, test_x, test_y, alpha=1.0):
+    """A test word whose tag never occurs among the training words cannot be predicted, so I left those words out of the accuracy (the fraction over the test words with a known tag).
+    Differs on: the worked line, train x = 1, 1.5, 2 (tag 0) and 3, 3.5, 4 (tag 1), test x = 1.2, 3.8, 2.5 with tags 0, 1, 2: 1.0 instead of 0.667."""
+    mu = train_x.double().mean(0)
+    sd = train_x.double().std(0).clamp_min(1e-6)
+    A = torch.cat([(train_x.double() - mu) / sd, torch.ones(len(train_x), 1, dtype=torch.float64)], 1)
+    K = int(train_y.max()) + 1
+    Y = torch.zeros(len(train_y), K, dtype=torch.float64)
+    Y[torch.arange(len(train_y)), train_y] = 1.0
+    W = torch.linalg.solve(A.T @ A + alpha * torch.eye(A.shape[1], dtype=torch.float64), A.T @ Y)
+    T = torch.cat([(test_x.double() - mu) / sd, torch.ones(len(test_x), 1, dtype=torch.float64)], 1)
+    predicted = (T @ W).argmax(1)
+    known = torch.isin(test_y, train_y.unique())
+    return (predicted[known] == test_y[known]).double().mean().item()
+
+
+@EX.correct
+def dual_ridge_in_numpy(train_x, train_y, test_x, test_y, alpha=1.0):
+    """numpy in float64, the ridge in its dual form: W = Aᵀ (A Aᵀ + αI)⁻¹ Y, an N × N solve instead of an (H + 1) × (H + 1) one."""
+    xtr = train_x.detach().cpu().numpy().astype(np.float64)
+    xte = test_x.detach().cpu().numpy().astype(np.float64)
+    ytr = train_y.detach().cpu().numpy()
+    mean = xtr.mean(axis=0)
+    std = np.maximum(xtr.std(axis=0, ddof=1), 1e-6)
+    A = np.hstack([(xtr - mean) / std, np.ones((len(xtr), 1))])
+    Y = np.eye(int(ytr.max()) + 1)[ytr]
+    W = A.T @ np.linalg.solve(A @ A.T + alpha * np.eye(len(A)), Y)
+    Z = np.hstack([(xte - mean) / std, np.ones((len(xte), 1))])
+    predicted = (Z @ W).argmax(axis=1)
+    return float(np.mean(predicted == test_y.detach().cpu().numpy()))

@@ -10,6 +10,8 @@ import statistics
 import numpy as np
 
 from . import Exercise
+from collections import deque
+import torch.nn.functional as F
 
 EX73 = Exercise("7.3", "pick_setting")
 
@@ -880,3 +882,296 @@ def modules_chained_by_role(model, top_layers=0):
             p.requires_grad = True
     trainable = [p for p in model.parameters() if p.requires_grad]
     return torch.nn.utils.parameters_to_vector(trainable).numel() if trainable else 0
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX7_1 = Exercise("7.1", "head_tail")
+EX7_1.batch = 6
+
+
+@EX7_1.bug
+def fit_tested_without_the_specials(ids, max_length, head, cls_id, sep_id):
+    """I tested whether the text fits with len(ids) <= max_length, forgetting that [CLS] and [SEP] take two of the places.
+    Differs on: ids = [1, ..., 6], max_length = 7, head = 2, [CLS] = 101, [SEP] = 102: 8 ids [101, 1, 2, 3, 4, 5, 6, 102] instead of [101, 1, 2, 4, 5, 6, 102]."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need 0 <= head <= max_length - 2")
+    if len(ids) <= max_length:
+        return [cls_id] + list(ids) + [sep_id]
+    tail = max_length - 2 - head
+    return [cls_id] + list(ids[:head]) + list(ids[len(ids) - tail:]) + [sep_id]
+
+
+@EX7_1.bug
+def arguments_checked_only_when_cutting(ids, max_length, head, cls_id, sep_id):
+    """I checked head only in the branch that cuts, since a text that fits never uses it.
+    Differs on: ids = [1, 2, 3], max_length = 7, head = 9: [101, 1, 2, 3, 102] instead of a ValueError."""
+    n = len(ids)
+    if n + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    if max_length < 2 or head < 0 or head > max_length - 2:
+        raise ValueError(f"head={head} does not fit in max_length={max_length} (at most {max_length - 2})")
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[n - tail:], sep_id]
+
+
+@EX7_1.bug
+def middle_deleted_from_the_callers_list(ids, max_length, head, cls_id, sep_id):
+    """I cut the middle out with del ids[head:len(ids) - tail], then put [CLS] and [SEP] around what was left.
+    Differs on: the worked example (ids = [1, ..., 10], max_length = 7, head = 2): the right [101, 1, 2, 8, 9, 10, 102], but the caller's ids is now [1, 2, 8, 9, 10]."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need 0 <= head <= max_length - 2")
+    if len(ids) + 2 > max_length:
+        tail = max_length - 2 - head
+        del ids[head:len(ids) - tail]
+    return [cls_id] + ids + [sep_id]
+
+
+@EX7_1.bug
+def arguments_required_to_be_python_ints(ids, max_length, head, cls_id, sep_id):
+    """I checked the types too: max_length and head must be isinstance(..., int), else a TypeError.
+    Differs on: the worked example with max_length = np.int64(7), head = np.int64(2): TypeError instead of [101, 1, 2, 8, 9, 10, 102]."""
+    if not isinstance(max_length, int) or not isinstance(head, int):
+        raise TypeError(f"max_length and head must be ints, got {type(max_length).__name__} and {type(head).__name__}")
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need 0 <= head <= max_length - 2")
+    if len(ids) + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[len(ids) - tail:], sep_id]
+
+
+@EX7_1.correct
+def islice_head_and_deque_tail(ids, max_length, head, cls_id, sep_id):
+    """itertools.islice for the head and a deque with maxlen for the tail, after checking the arguments."""
+    if max_length < 2 or head < 0 or head > max_length - 2:
+        raise ValueError(f"need max_length >= 2 and 0 <= head <= max_length - 2, got max_length={max_length}, head={head}")
+    budget = int(max_length) - 2
+    if len(ids) <= budget:
+        kept = list(ids)
+    else:
+        kept = list(itertools.islice(ids, int(head))) + list(deque(ids, maxlen=budget - int(head)))
+    return [cls_id] + kept + [sep_id]
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX7_2 = Exercise("7.2", "sequence_loss")
+EX7_2.batch = 6
+
+
+@EX7_2.bug
+def pooler_weight_used_untransposed(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I multiplied [CLS] by pooler_weight as it is (the shapes fit, (H, H)); only the classifier's (K, H) weight told me it needed a .T.
+    Differs on: B = T = 1, H = 2, h_[CLS] = [1, 0], W_p = [[1, 2], [3, 4]], b_p = 0, W = [[0, 1]], b = 0, label 0.0: logit tanh(2) = 0.964 instead of tanh(3) = 0.995."""
+    cls = hidden[:, 0]
+    pooled = torch.tanh(cls @ pooler_weight + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[1] == 1:
+        loss = F.mse_loss(logits[:, 0], labels.to(logits.dtype))
+    elif labels.dtype.is_floating_point:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    else:
+        loss = F.cross_entropy(logits, labels)
+    return logits, loss
+
+
+@EX7_2.bug
+def regression_labels_unsqueezed_in_place(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For regression I made the labels (B, 1), like the logits, with labels.unsqueeze_(-1), so nothing broadcasts.
+    Differs on: the worked example (H = K = 1, label tensor([3.0])): the right logits and loss 0.081, but the caller's labels now have shape (1, 1) instead of (1,)."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        labels.unsqueeze_(-1)
+        loss = F.mse_loss(logits, labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.bug
+def multi_hot_recognised_as_float32_only(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I told multi-hot labels apart with labels.dtype == torch.float32, so float64 multi-hot labels (from numpy) fell through to the cross-entropy.
+    Differs on: torch.manual_seed(0), hidden = randn(2, 4, 3), W_p = randn(3, 3), b_p = randn(3), W = randn(3, 3), b = randn(3) (float32), labels torch.tensor([[0., 1, 0], [1, 1, 0]], dtype=torch.float64): 1.736, the soft-target cross-entropy, instead of 0.370, the mean binary cross-entropy."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif labels.dtype == torch.float32:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    else:
+        loss = F.cross_entropy(logits, labels)
+    return logits, loss
+
+
+@EX7_2.bug
+def sigmoid_then_binary_cross_entropy(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For multi-label I took each logit's sigmoid and then F.binary_cross_entropy, as the statement words it; float32's sigmoid rounds to 1 for a large logit and the log is clamped at -100.
+    Differs on: H = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = [[40], [0]], b = 0, labels [[0., 1.]]: loss 50.35 instead of 15.58."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy(torch.sigmoid(logits), labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.correct
+def einsum_and_losses_written_out(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """einsum for the pooler and the classifier; the three losses written out with logsumexp, gather and the stable softplus form."""
+    cls = hidden[:, 0, :]
+    pooled = torch.tanh(torch.einsum("bh,oh->bo", cls, pooler_weight) + pooler_bias)
+    logits = torch.einsum("bh,kh->bk", pooled, weight) + bias
+    if logits.shape[1] == 1:
+        diff = logits[:, 0] - labels.to(logits.dtype)
+        loss = (diff * diff).mean()
+    elif labels.is_floating_point():
+        y = labels.to(logits.dtype)
+        loss = (logits.clamp(min=0) - logits * y + torch.log1p(torch.exp(-logits.abs()))).mean()
+    else:
+        shifted = logits - logits.amax(dim=1, keepdim=True)  # the largest at 0, so nothing cancels
+        picked = shifted.gather(1, labels.long()[:, None])[:, 0]
+        loss = (torch.logsumexp(shifted, dim=1) - picked).mean()
+    return logits, loss
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX73.batch = 6
+
+
+@EX73.bug
+def running_best_started_at_zero(dev, test):
+    """I kept the best mean in a loop starting from best_mean = 0, scores being accuracies; a Matthews correlation (CoLA) can be negative.
+    Differs on: {"a": [-0.10, -0.20], "b": [-0.30, -0.20]}: no mean beats 0, so best stays None and dev[None] raises KeyError, instead of ("a", -0.15, 0.0707)."""
+    best, best_mean = None, 0
+    for setting, scores in dev.items():
+        m = statistics.fmean(scores)
+        if m > best_mean:
+            best, best_mean = setting, m
+    return best, best_mean, statistics.stdev(dev[best])
+
+
+@EX73.bug
+def sd_with_the_last_loop_mean(dev, test):
+    """By hand in one loop: I computed each setting's mean m and kept the best name, then wrote the sd after the loop with the m that was left, the last setting's.
+    Differs on: the worked example {"a": [0.80, 0.70, 0.75], "b": [0.78, 0.76, 0.77]} with the order swapped ({"b": ..., "a": ...}): sd 0.0265 (deviations from "a"'s mean 0.75) instead of 0.01."""
+    best, best_mean = None, -math.inf
+    for setting, scores in dev.items():
+        m = sum(scores) / len(scores)
+        if m > best_mean:
+            best, best_mean = setting, m
+    xs = dev[best]
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return best, best_mean, sd
+
+
+@EX73.bug
+def one_pass_sum_of_squares(dev, test):
+    """I computed the sd in one pass, sqrt((Σx² − n·m²) / (n − 1)), the textbook shortcut, which cancels badly when the scores are close.
+    Differs on: {"a": [88.1, 88.1, 88.1], "b": [87.0, 88.0]} (scores in percent): sd 1.35e-06 instead of 0.0; with {"a": [0.1, 0.1, 0.1], "b": [0.0, 0.05]}: ValueError (math domain error) instead of ("a", 0.1, 0.0)."""
+    def mean_sd(xs):
+        n = len(xs)
+        m = sum(xs) / n
+        return m, math.sqrt((sum(x * x for x in xs) - n * m * m) / (n - 1))
+    best = max(dev, key=lambda s: mean_sd(dev[s])[0])
+    m, sd = mean_sd(dev[best])
+    return best, m, sd
+
+
+@EX73.bug
+def best_popped_out_of_dev(dev, test):
+    """I took the best setting's scores out with dev.pop(best), as I needed them only once.
+    Differs on: the worked example: the right ("b", 0.77, 0.01), but the caller's dev has lost its "b"."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    scores = dev.pop(best)
+    return best, statistics.fmean(scores), statistics.stdev(scores)
+
+
+@EX73.correct
+def pairwise_differences(dev, test):
+    """The sample variance as the mean of the squared pairwise differences over two, Σ_{i<j}(x_i − x_j)² / (n(n − 1)); math.fsum for the means."""
+    import itertools
+    means = [(math.fsum(scores) / len(scores), setting) for setting, scores in dev.items()]
+    top = max(m for m, _ in means)
+    best = next(setting for m, setting in means if m == top)
+    xs = dev[best]
+    n = len(xs)
+    squares = math.fsum((a - b) ** 2 for a, b in itertools.combinations(xs, 2))
+    return best, top, math.sqrt(squares / (n * (n - 1)))
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX74.batch = 6
+
+
+@EX74.bug
+def encoder_frozen_after_the_top_was_unfrozen(model, top_layers=0):
+    """I switched on the top layers and the pooler first, then froze the embeddings and the encoder, in that order; freezing model.bert.encoder switched the top layers off again.
+    Differs on: BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2), top_layers=1: 90 (the pooler and the classifier) instead of 690, and no gradient reaches layer 1."""
+    layers = model.bert.encoder.layers
+    if top_layers:
+        for layer in layers[-top_layers:]:
+            layer.requires_grad_(True)
+    model.bert.pooler.requires_grad_(top_layers > 0)
+    model.bert.embeddings.requires_grad_(False)
+    model.bert.encoder.requires_grad_(False)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def counted_over_the_state_dict(model, top_layers=0):
+    """I set the flags right, then counted over model.state_dict().values(), whose tensors come detached (requires_grad False).
+    Differs on: any model, e.g. BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2), top_layers=0: 0 instead of 18."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(t.numel() for t in model.state_dict().values() if t.requires_grad)
+
+
+@EX74.bug
+def six_layers_assumed(model, top_layers=0):
+    """I unfroze layers[6 - top_layers:], MiniLM's six layers, the model of the chapter.
+    Differs on: a 12-layer model (BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=12, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=1: 4290, layers 5 to 11 learning (seven layers), instead of 690, layer 11 alone."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[6 - top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def numbers_counted_from_bytes(model, top_layers=0):
+    """I counted the trainable numbers from their memory, p.nbytes // 4, four bytes a float.
+    Differs on: BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2) after model.double(), top_layers=0: 36 instead of 18."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.nbytes // 4 for p in model.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def apply_then_index_range(model, top_layers=0):
+    """model.bert.apply to switch every module off, the top ones switched back on by index, the count with math.prod over shapes."""
+    model.bert.apply(lambda module: module.requires_grad_(False))
+    layers = model.bert.encoder.layers
+    n = len(layers)
+    for index in range(n - top_layers, n):
+        for p in layers[index].parameters():
+            p.requires_grad_(True)
+    if top_layers > 0:
+        for p in model.bert.pooler.parameters():
+            p.requires_grad_(True)
+    total = 0
+    for p in model.parameters():
+        if p.requires_grad:
+            total += math.prod(p.shape)
+    return total

@@ -958,3 +958,296 @@ def compiled_pipeline_and_harmonic_mean(prediction, gold):
         return 1.0 if not p and not g else 0.0
     shared = sum((Counter(p) & Counter(g)).values())
     return float(statistics.harmonic_mean([shared / len(p), shared / len(g)]))
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX8_1 = Exercise("8.1", "align_labels")
+EX8_1.batch = 6
+
+
+@EX8_1.bug
+def label_on_every_piece(words, word_labels, tokenizer):
+    """I gave every piece of a word the word's label (label_all_tokens, as the Hugging Face tagging script can), so the loss sees each piece.
+    Differs on: the worked example ["Ishmael", "met", "Luthuli"], [1, 0, 1]: labels [-100, 1, 1, 1, 0, 1, 1, 1, -100] instead of [-100, 1, -100, -100, 0, 1, -100, -100, -100]."""
+    input_ids, labels = [tokenizer.cls_token_id], [-100]
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        input_ids.extend(pieces)
+        labels.extend([label] * len(pieces))
+    input_ids.append(tokenizer.sep_token_id)
+    labels.append(-100)
+    return input_ids, labels
+
+
+@EX8_1.bug
+def word_start_told_by_the_hash_prefix(words, word_labels, tokenizer):
+    """I put the label on each piece whose token does not start with "##" (a piece without ## starts a word, I thought); punctuation inside a word starts a piece without ##.
+    Differs on: ["Mr.", "Smith", "left"], [1, 2, 0] with MiniLM's tokenizer ("mr", ".", "smith", "left"): labels [-100, 1, 1, 2, 0, -100] instead of [-100, 1, -100, 2, 0, -100]."""
+    input_ids, labels = [tokenizer.cls_token_id], [-100]
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        for token, piece in zip(tokenizer.convert_ids_to_tokens(pieces), pieces):
+            input_ids.append(piece)
+            labels.append(-100 if token.startswith("##") else label)
+    input_ids.append(tokenizer.sep_token_id)
+    labels.append(-100)
+    return input_ids, labels
+
+
+@EX8_1.bug
+def cut_to_bert_s_512(words, word_labels, tokenizer):
+    """I stopped adding pieces once the sequence would pass 512 ids with [SEP], BERT's window, as features.encode cuts at max_seq_length.
+    Differs on: 600 words "met", labels 0: 512 ids (510 words) instead of 602."""
+    input_ids, labels = [tokenizer.cls_token_id], [-100]
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        if len(input_ids) + len(pieces) > 511:
+            break
+        input_ids += pieces
+        labels += [label] + [-100] * (len(pieces) - 1)
+    return input_ids + [tokenizer.sep_token_id], labels + [-100]
+
+
+_PIECES = {}
+
+
+@EX8_1.bug
+def pieces_memoised_by_word(words, word_labels, tokenizer):
+    """I memoised each word's pieces in a module-level dict keyed by the word, to tokenize a frequent word only once.
+    Differs on: ["Ishmael", "met", "Luthuli"] with MiniLM's tokenizer, then the same words with minibert.Tokenizer over the vocabulary [PAD] [UNK] [CLS] [SEP] [MASK] met is ##hma ##el lu ##th ##uli (ids 0 to 11): the second call returns [2, 2003, 22444, 2884, 2777, 11320, 2705, 15859, 3] instead of [2, 6, 7, 8, 5, 9, 10, 11, 3]."""
+    input_ids, labels = [tokenizer.cls_token_id], [-100]
+    for word, label in zip(words, word_labels):
+        if word not in _PIECES:
+            _PIECES[word] = tokenizer(word, add_special_tokens=False)["input_ids"]
+        pieces = _PIECES[word]
+        input_ids += pieces
+        labels += [label] + [-100] * (len(pieces) - 1)
+    return input_ids + [tokenizer.sep_token_id], labels + [-100]
+
+
+@EX8_1.correct
+def batch_call_and_chain(words, word_labels, tokenizer):
+    """One tokenizer call on the list of words, the ids chained with itertools.chain, the labels built by a comprehension."""
+    import itertools
+    pieces = tokenizer(list(words), add_special_tokens=False)["input_ids"] if len(words) else []
+    ids = [tokenizer.cls_token_id, *itertools.chain.from_iterable(pieces), tokenizer.sep_token_id]
+    body = [label if k == 0 else -100 for p, label in zip(pieces, word_labels) for k in range(len(p))]
+    return ids, [-100, *body, -100]
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX82.batch = 6
+
+
+@EX82.bug
+def forbidden_pairs_filled_with_float32_min(start_logits, end_logits, context_mask, max_answer_length):
+    """I filled the forbidden pairs with torch.finfo(torch.float32).min rather than -inf (an infinity in an arg-max felt risky); half-precision logits cannot hold it.
+    Differs on: the worked example with the logits in float16 (.half()), max_answer_length = 3: RuntimeError (value cannot be converted to Half without overflow) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j >= i) & (j - i < max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = (start_logits[:, None] + end_logits[None, :]).masked_fill(~allowed, torch.finfo(torch.float32).min)
+    best_i, best_j = divmod(int(scores.argmax()), T)
+    return best_i, best_j, float(scores[best_i, best_j])
+
+
+@EX82.bug
+def end_returned_exclusive(start_logits, end_logits, context_mask, max_answer_length):
+    """I returned the end as Python slices want it, one past the last token, so that tokens[i:j] is the answer.
+    Differs on: the worked example, max_answer_length = 3: (6, 7, 3.0) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    scores = start_logits[:, None] + end_logits[None, :]
+    rows, cols = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (cols >= rows) & (cols - rows + 1 <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    i, j = divmod(int(scores.argmax()), T)
+    return i, j + 1, float(scores[i, j])
+
+
+@EX82.bug
+def logits_cast_to_float32(start_logits, end_logits, context_mask, max_answer_length):
+    """I called .float() on the logits first, to be sure of the dtype; float64 logits lose their last digits, and near-equal spans tie.
+    Differs on: float64 logits, T = 4, mask all True, start [0, 1, 1 + 1e-9, 0], end [0, 0, 0, 0], max_answer_length = 1: (1, 1, 1.0) instead of (2, 2, 1.000000001)."""
+    s, e = start_logits.float(), end_logits.float()
+    T = s.shape[0]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j >= i) & (j - i + 1 <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = (s[:, None] + e[None, :]).masked_fill(~allowed, float("-inf"))
+    best_i, best_j = divmod(int(scores.argmax()), T)
+    return best_i, best_j, float(scores[best_i, best_j])
+
+
+@EX82.bug
+def one_diagonal_per_length_past_the_window(start_logits, end_logits, context_mask, max_answer_length):
+    """I took the masked matrix's diagonals, offset 0 to max_answer_length - 1 (one per span length), and the best of each; a window shorter than max_answer_length gives empty diagonals.
+    Differs on: the worked example (T = 8) with max_answer_length = 30, the usual default: IndexError (arg-max of an empty diagonal, offset 8 and up) instead of (6, 6, 3.0)."""
+    scores = start_logits[:, None] + end_logits[None, :]
+    scores = scores.masked_fill(~(context_mask[:, None] & context_mask[None, :]), float("-inf"))
+    best = None
+    for length in range(max_answer_length):
+        diagonal = torch.diagonal(scores, offset=length)  # the spans (i, i + length)
+        i = int(diagonal.argmax())
+        score = float(diagonal[i])
+        if best is None or score > best[2] or (score == best[2] and i < best[0]):
+            best = (i, i + length, score)
+    return best
+
+
+@EX82.correct
+def best_start_for_each_end(start_logits, end_logits, context_mask, max_answer_length):
+    """For each end j in the passage, the best start among the max_answer_length positions up to j (a window scan); ties to the smaller (i, j)."""
+    T = start_logits.shape[0]
+    best = None
+    for j in range(T):
+        if not context_mask[j]:
+            continue
+        lo = max(0, j - max_answer_length + 1)
+        sums = (start_logits[lo:j + 1] + end_logits[j]).masked_fill(~context_mask[lo:j + 1], float("-inf"))
+        k = int(sums.argmax())
+        score = float(sums[k])
+        if best is None or score > best[0] or (score == best[0] and (lo + k, j) < best[1:]):
+            best = (score, lo + k, j)
+    if best is None:
+        return 0, 0, float("-inf")
+    return best[1], best[2], best[0]
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX8_3 = Exercise("8.3", "choice_logits")
+EX8_3.batch = 6
+
+
+@EX8_3.bug
+def mask_and_types_in_hugging_face_order(batch, scorer):
+    """I passed the rows to the scorer in the order of Hugging Face's forward, (input_ids, attention_mask, token_type_ids).
+    Differs on: B = 1, C = 2, T = 3, input_ids zeros, token_type_ids [[[0, 1, 1], [0, 0, 1]]], attention_mask ones, scorer(ids, types, mask) = (ids + 2·types + 3·mask).sum(-1).float(): logits [[12, 9]] instead of [[13, 11]]."""
+    B, C, T = batch["input_ids"].shape
+    ids = batch["input_ids"].reshape(B * C, T)
+    mask = batch["attention_mask"].reshape(B * C, T)
+    types = batch["token_type_ids"].reshape(B * C, T)
+    logits = scorer(ids, mask, types).reshape(B, C)
+    return logits, torch.softmax(logits, dim=1)
+
+
+@EX8_3.bug
+def batch_flattened_in_place(batch, scorer):
+    """I flattened the batch where it was, batch[name] = batch[name].reshape(B * C, T) for each name, then scored it.
+    Differs on: any batch, e.g. B = 2, C = 3, T = 4: the right logits and probs, but afterwards the caller's batch["input_ids"] has shape (6, 4) instead of (2, 3, 4)."""
+    B, C, T = batch["input_ids"].shape
+    for name in list(batch):
+        batch[name] = batch[name].reshape(B * C, T)
+    logits = scorer(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"]).view(B, C)
+    return logits, logits.softmax(dim=-1)
+
+
+@EX8_3.bug
+def softmax_written_without_the_max(batch, scorer):
+    """I wrote the softmax out, exp(logits) / exp(logits).sum(-1, keepdim=True), without subtracting each question's largest score first.
+    Differs on: B = 1, C = 2, T = 1, input_ids [[[100], [90]]], scorer(ids, types, mask) = ids[:, 0].float(): probs [[nan, nan]] (exp overflows to inf in float32) instead of [[0.99995, 0.0000454]]."""
+    B, C, T = batch["input_ids"].shape
+    flat = {name: tensor.reshape(B * C, T) for name, tensor in batch.items()}
+    logits = scorer(flat["input_ids"], flat["token_type_ids"], flat["attention_mask"]).view(B, C)
+    e = torch.exp(logits)
+    return logits, e / e.sum(-1, keepdim=True)
+
+
+@EX8_3.bug
+def flattened_with_view(batch, scorer):
+    """I flattened each (B, C, T) tensor with .view(B * C, T), which needs the tensor's memory in one block.
+    Differs on: a batch whose attention_mask is torch.ones(2, 1, 4, dtype=torch.long).expand(2, 3, 4) (the same mask for every choice): RuntimeError (view size is not compatible) instead of the (2, 3) logits."""
+    B, C, T = batch["input_ids"].shape
+    flat = {name: tensor.view(B * C, T) for name, tensor in batch.items()}
+    logits = scorer(flat["input_ids"], flat["token_type_ids"], flat["attention_mask"]).view(B, C)
+    return logits, logits.softmax(dim=-1)
+
+
+@EX8_3.correct
+def flatten_unflatten_and_logsumexp(batch, scorer):
+    """flatten(0, 1) and unflatten(0, (B, C)) around the scorer; the probabilities as exp(z − logsumexp(z)), z the logits less each question's largest."""
+    B, C = batch["input_ids"].shape[:2]
+    rows = [batch[name].flatten(0, 1) for name in ("input_ids", "token_type_ids", "attention_mask")]
+    logits = scorer(*rows).unflatten(0, (B, C))
+    z = logits - logits.amax(dim=-1, keepdim=True)
+    return logits, torch.exp(z - z.logsumexp(dim=-1, keepdim=True))
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX84.batch = 6
+
+
+def _f1_of_tokens(p, g):
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def ascii_whitelist_after_lower_case(prediction, gold):
+    """I cleaned with one whitelist after lower-casing, re.sub(r"[^a-z0-9 ]", "", text): letters outside a-z and every whitespace but the space go as well.
+    Differs on: "Ελλάδα" against "Κύπρος": 1.0 (both emptied, two no-answers) instead of 0.0; and "Captain\\nAhab" against "Captain Ahab": 0.0 instead of 1.0."""
+    def tokens(text):
+        text = re.sub(r"[^a-z0-9 ]", "", text.lower())
+        return re.sub(r"\b(a|an|the)\b", " ", text).split()
+    return _f1_of_tokens(tokens(prediction), tokens(gold))
+
+
+@EX84.bug
+def divided_by_the_counters_lengths(prediction, gold):
+    """I built Counter(p) and Counter(g) once and divided by len() of each, which is its number of distinct tokens, not of tokens.
+    Differs on: "whale whale" against "whale whale ship": 4/3 instead of 0.8."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        return re.sub(r"\b(a|an|the)\b", " ", text).split()
+    p, g = Counter(tokens(prediction)), Counter(tokens(gold))
+    if not p or not g:
+        return float(not p and not g)
+    shared = sum((p & g).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def article_taken_with_its_following_space(prediction, gold):
+    """I removed each article with the space after it, re.sub(r"\\b(a|an|the)\\s", " ", text), so an article that ends the answer stays.
+    Differs on: "Ahab, the" (a span cut one token late) against "Ahab": 2/3 instead of 1.0."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        return re.sub(r"\b(a|an|the)\s", " ", text).split()
+    return _f1_of_tokens(tokens(prediction), tokens(gold))
+
+
+@EX84.bug
+def overlap_over_the_union(prediction, gold):
+    """I remembered the score as the shared tokens over all the tokens of both, shared / (|p| + |g| − shared), the overlap of spans I knew from detection (it is the Jaccard index, not F1).
+    Differs on: "Captain Ahab" against "Ahab": 0.5 instead of 2/3."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        return re.sub(r"\b(a|an|the)\b", " ", text).split()
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    return shared / (len(p) + len(g) - shared)
+
+
+@EX84.correct
+def unmatched_by_counter_subtract(prediction, gold):
+    """A frozenset filter for the punctuation; the shared tokens as |p| minus the predicted tokens left unmatched by Counter.subtract."""
+    drop = frozenset(string.punctuation)
+    article = re.compile(r"\b(?:a|an|the)\b")
+
+    def tokens(text):
+        return article.sub(" ", "".join(filter(lambda ch: ch not in drop, text.lower()))).split()
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return 1.0 if not p and not g else 0.0
+    left = Counter(p)
+    left.subtract(g)
+    shared = len(p) - sum(n for n in left.values() if n > 0)
+    return 2 * shared / (len(p) + len(g)) if shared else 0.0

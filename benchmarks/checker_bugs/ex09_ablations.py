@@ -7,6 +7,10 @@ in the order written below, over both functions together (see checker_bugs/__ini
 import torch
 
 from . import Exercise
+import numpy as np
+import math
+import statistics
+from scipy import stats
 
 EX = Exercise("9.3", "concat_last_four")
 WEIGHTED = "weighted_sum_last_four"
@@ -343,3 +347,186 @@ def depthwise_stack(hidden_states):
     """torch.dstack, which joins (B, T, H) tensors along their third axis, over the states from max(0, n - 4)."""
     start = max(0, len(hidden_states) - 4)
     return torch.dstack(tuple(hidden_states[start:]))
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX9_1 = Exercise("9.1", "ltr_labels")
+EX9_1.batch = 6
+
+
+@EX9_1.bug
+def padding_masked_at_the_position_itself(input_ids, attention_mask):
+    """I shifted the ids left by one and then put -100 wherever the mask says padding at that same position, so the last real token keeps the padding id that follows it.
+    Differs on: input_ids [[2, 11, 12, 13, 3, 0]], mask [[1, 1, 1, 1, 1, 0]] (the worked example): [11, 12, 13, 3, 0, -100] instead of [11, 12, 13, 3, -100, -100]."""
+    labels = torch.full_like(input_ids, -100)
+    labels[:, :-1] = input_ids[:, 1:]
+    labels[attention_mask == 0] = -100
+    return labels
+
+
+@EX9_1.bug
+def roll_wraps_round_to_the_first_column(input_ids, attention_mask):
+    """I shifted with torch.roll(-1) and rolled the mask the same way, forgetting that roll brings column 0 round to the end, so a row without padding predicts [CLS] after its last token.
+    Differs on: input_ids [[2, 11, 12, 3]], mask [[1, 1, 1, 1]] (no padding): [11, 12, 3, 2] instead of [11, 12, 3, -100]."""
+    labels = input_ids.roll(-1, dims=1)
+    next_mask = attention_mask.roll(-1, dims=1)
+    return labels.masked_fill(next_mask == 0, -100)
+
+
+@EX9_1.bug
+def shifted_view_filled_in_place(input_ids, attention_mask):
+    """I took the next tokens as the slice input_ids[:, 1:] and wrote -100 into it where the next position is padding, not seeing that the slice is a view of the caller's ids.
+    Differs on: input_ids [[2, 11, 12, 3, 0]], mask [[1, 1, 1, 1, 0]]: the right labels, but input_ids becomes [[2, 11, 12, 3, -100]]."""
+    labels = torch.full_like(input_ids, -100)
+    following = input_ids[:, 1:]
+    following[attention_mask[:, 1:] == 0] = -100
+    labels[:, :-1] = following
+    return labels
+
+
+@EX9_1.bug
+def padding_found_by_id_zero(input_ids, attention_mask):
+    """I recognised the padding by its id, [PAD] = 0 as in BERT's vocabulary, instead of reading the attention mask.
+    Differs on: input_ids [[2, 11, 12, 3, 1, 1]] (a vocabulary whose [PAD] is 1), mask [[1, 1, 1, 1, 0, 0]]: [11, 12, 3, 1, 1, -100] instead of [11, 12, 3, -100, -100, -100]."""
+    ids = input_ids.numpy()
+    labels = np.full_like(ids, -100)
+    real_next = ids[:, 1:] != 0
+    labels[:, :-1] = np.where(real_next, ids[:, 1:], -100)
+    return torch.from_numpy(labels)
+
+
+@EX9_1.correct
+def row_and_position_loops(input_ids, attention_mask):
+    """Plain Python loops over the rows and positions, reading the mask at t + 1, into a clone filled with -100."""
+    labels = input_ids.clone()
+    B, T = input_ids.shape
+    for b in range(B):
+        for t in range(T):
+            if t + 1 < T and int(attention_mask[b, t + 1]) == 1:
+                labels[b, t] = input_ids[b, t + 1]
+            else:
+                labels[b, t] = -100
+    return labels
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX9_2 = Exercise("9.2", "difference_interval")
+EX9_2.batch = 6
+
+
+@EX9_2.bug
+def numpy_variance_without_ddof(a, b, confidence=0.95):
+    """I computed the variances with np.var, whose default ddof=0 divides by n, not n - 1 as the sample variance does.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): about (10, 3.53, 16.47) instead of (10, 1.99, 18.01)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    va, vb = np.var(a) / len(a), np.var(b) / len(b)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    t = stats.t.ppf((1 + confidence) / 2, df)
+    difference = a.mean() - b.mean()
+    half = t * np.sqrt(va + vb)
+    return float(difference), float(difference - half), float(difference + half)
+
+
+@EX9_2.bug
+def degrees_of_freedom_rounded_down(a, b, confidence=0.95):
+    """I rounded ν down to a whole number before taking the quantile, as a printed t table only has whole degrees of freedom.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): ν 3.31 becomes 3, t 3.18 instead of 3.02, so about [1.56, 18.44] instead of [1.99, 18.01]."""
+    na, nb = len(a), len(b)
+    sa2, sb2 = statistics.variance(a), statistics.variance(b)
+    se2 = sa2 / na + sb2 / nb
+    nu = se2 ** 2 / ((sa2 / na) ** 2 / (na - 1) + (sb2 / nb) ** 2 / (nb - 1))
+    t = stats.t.ppf((1 + confidence) / 2, math.floor(nu))
+    difference = statistics.mean(a) - statistics.mean(b)
+    return difference, difference - t * math.sqrt(se2), difference + t * math.sqrt(se2)
+
+
+@EX9_2.bug
+def welch_1947_degrees_of_freedom(a, b, confidence=0.95):
+    """I wrote ν the way my statistics book gives it, with n + 1 in the denominators and 2 subtracted at the end (Welch's 1947 form), not the statement's n - 1.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): ν about 4.52 instead of 3.31, so about [2.96, 17.04] instead of [1.99, 18.01]."""
+    na, nb = len(a), len(b)
+    va = statistics.variance(a) / na
+    vb = statistics.variance(b) / nb
+    df = (va + vb) ** 2 / (va ** 2 / (na + 1) + vb ** 2 / (nb + 1)) - 2
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    half = stats.t.ppf((1 + confidence) / 2, df) * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def normal_quantile_past_thirty_degrees(a, b, confidence=0.95):
+    """I used Student's t only for small samples and switched to the normal quantile once ν passes 30, the rule of thumb from my course.
+    Differs on: a = [0, 1] * 10, b = [0.5, 1.5] * 10 (ν = 38): about (-0.5, -0.818, -0.182) instead of (-0.5, -0.828, -0.172)."""
+    na, nb = len(a), len(b)
+    va, vb = statistics.variance(a) / na, statistics.variance(b) / nb
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    q = (1 + confidence) / 2
+    crit = stats.norm.ppf(q) if df > 30 else stats.t.ppf(q, df)
+    half = crit * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.correct
+def numpy_ddof_and_t_interval(a, b, confidence=0.95):
+    """numpy with ddof=1 for the sample variances and scipy.stats.t.interval centred on the difference."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    sa, sb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    nu = (sa + sb) ** 2 / (sa ** 2 / (a.size - 1) + sb ** 2 / (b.size - 1))
+    difference = a.mean() - b.mean()
+    low, high = stats.t.interval(confidence, nu, loc=difference, scale=np.sqrt(sa + sb))
+    return float(difference), float(low), float(high)
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX.batch = 6
+
+
+WEIGHTED = "weighted_sum_last_four"
+
+
+@EX.bug
+def preallocated_default_dtype_buffer(hidden_states):
+    """I allocated the (B, T, n·H) result with torch.zeros(B, T, n * H) and copied each state into its slice, and torch.zeros makes float32 whatever the states are.
+    Differs on: 5 float64 states of shape (2, 3, 4): a float32 (2, 3, 16) tensor, rounded, instead of float64 (and float16 states come back float32)."""
+    top = hidden_states[-4:]
+    B, T, H = top[0].shape
+    out = torch.zeros(B, T, len(top) * H)
+    for i, h in enumerate(top):
+        out[:, :, i * H:(i + 1) * H] = h
+    return out
+
+
+@EX.bug(checker=WEIGHTED)
+def shifted_by_the_smallest_weight(hidden_states, mix, scale):
+    """To make the softmax safe I subtracted the smallest raw weight before exp, so every exponent is at least 0, which overflows when one weight is large.
+    Differs on: 5 states of shape (2, 3, 4), mix = [90., 0., 0., 0.], scale = 1: all nan instead of the layer L-3 state."""
+    e = torch.exp(mix - mix.min())
+    weights = e / e.sum()
+    states = torch.stack(hidden_states[-4:])
+    return scale * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def reshaped_to_four_hidden_sizes(hidden_states):
+    """I concatenated the top states and then viewed the result as (B, T, 4 * H) to be sure of the shape the BiLSTM expects, which fails when there are only three.
+    Differs on: 3 states of shape (2, 3, 4) (the L = 2 model): a RuntimeError from view instead of a (2, 3, 12) tensor."""
+    B, T, H = hidden_states[-1].shape
+    return torch.cat(hidden_states[-4:], dim=-1).view(B, T, 4 * H)
+
+
+@EX.bug(checker=WEIGHTED)
+def softmax_on_the_last_axis_after_reshaping(hidden_states, mix, scale):
+    """I reshaped the raw weights to (n, 1, 1, 1) for broadcasting first and took softmax(-1) as usual, which normalises over a size-1 axis and makes every weight 1.
+    Differs on: 5 states of shape (2, 3, 4), mix = zeros(4), scale = 1: the sum of the top four instead of their mean (and mix's gradient is all zeros)."""
+    weights = mix.view(-1, 1, 1, 1).softmax(-1)
+    states = torch.stack(hidden_states[-4:])
+    return scale * (weights * states).sum(0)
+
+
+@EX.correct(checker=WEIGHTED)
+def states_stacked_last_times_the_weights(hidden_states, mix, scale):
+    """The states stacked on a last axis, (B, T, H, n), multiplied by the softmaxed weight vector with matmul."""
+    n = mix.shape[0]
+    states = torch.stack(list(hidden_states)[-n:], dim=-1)  # (B, T, H, n)
+    return torch.matmul(states, torch.softmax(mix, dim=0)) * scale

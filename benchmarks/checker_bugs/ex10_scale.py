@@ -6,6 +6,7 @@ in the order written below (see checker_bugs/__init__.py)."""
 import math
 
 from . import Exercise
+import torch
 
 EX = Exercise("10.3", "accumulation_steps")
 
@@ -445,3 +446,201 @@ def tokens_compared_with_itertools_count(batch_size, seq_len, processes, micro_b
     share = batch_size // processes
     return next(g for g in itertools.count(1)
                 if share % g == 0 and (share // g) * seq_len <= micro_batch_tokens)
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX10_1 = Exercise("10.1", "flops_per_token")
+EX10_1.batch = 6
+
+
+@EX10_1.bug
+def pooler_divided_with_floor_division(config, seq_len, predicted_fraction):
+    """I spread the pooler over the tokens with 2 * H * H // seq_len, integer division as everything else is a whole number, so the fraction of a FLOP is dropped.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 958 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    layer = 8 * H * H + 4 * H * F + 4 * seq_len * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H // seq_len
+    return 3 * (L * layer + head + pooler)
+
+
+@EX10_1.bug
+def attention_left_outside_the_layers(config, seq_len, predicted_fraction):
+    """I multiplied the projections and the feed-forward by L and added attention's 4·T·H after the product, so it is counted once, not once per layer.
+    Differs on: H = 4, F = 6, L = 2, V = 10, T = 3, f = 1/3: 1632 instead of 1776."""
+    H = config.hidden_size
+    F = config.intermediate_size
+    L = config.num_hidden_layers
+    V = config.vocab_size
+    T = seq_len
+    forward = L * (4 * 2 * H * H + 2 * 2 * H * F) + 2 * 2 * T * H
+    forward += predicted_fraction * (2 * H * H + 2 * H * V) + 2 * H * H / T
+    return 3 * forward
+
+
+@EX10_1.bug
+def feed_forward_taken_as_four_times_h(config, seq_len, predicted_fraction):
+    """I wrote the feed-forward as BERT's 4H wide, 2·2·H·4H, instead of reading intermediate_size from the config.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 1440 instead of 960."""
+    H, L, V = config.hidden_size, config.num_hidden_layers, config.vocab_size
+    projections = 4 * 2 * H * H
+    feed_forward = 2 * 2 * H * (4 * H)
+    attention = 2 * (2 * seq_len * H)
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    return 3 * (L * (projections + feed_forward + attention) + head + 2 * H * H / seq_len)
+
+
+@EX10_1.bug
+def attention_for_one_head_only(config, seq_len, predicted_fraction):
+    """I counted the scores and the weighted sum per head, 2·T·d each with d = H / heads the head size, and forgot to add them up over the heads.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 with 2 heads: 888 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    d = H // config.num_attention_heads
+    per_layer = 8 * H * H + 4 * H * F + 2 * (2 * seq_len * d)
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H / seq_len
+    return 3 * (L * per_layer + head + pooler)
+
+
+@EX10_1.correct
+def matmul_shapes_of_one_sequence(config, seq_len, predicted_fraction):
+    """Every matrix product of one sequence listed by its (m, n) x (n, p) shapes, per head for attention, summed, then divided by T."""
+    def product(m, n, p):
+        return 2 * m * n * p
+
+    H, F, V, T = config.hidden_size, config.intermediate_size, config.vocab_size, seq_len
+    heads = config.num_attention_heads
+    d = H // heads
+    forward = 0
+    for _ in range(config.num_hidden_layers):
+        forward += sum(product(T, H, H) for _ in ("query", "key", "value", "output"))
+        forward += product(T, H, F) + product(T, F, H)
+        forward += heads * (product(T, d, T) + product(T, T, d))  # scores, then the weighted values
+    labelled = predicted_fraction * T
+    forward += product(labelled, H, H) + product(labelled, H, V)  # the MLM transform and decoder
+    forward += product(1, H, H)  # the pooler, on [CLS]
+    return 3 * forward / T
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX10_2 = Exercise("10.2", "unpad_input")
+EX10_2.batch = 6
+
+
+PAD = "pad_input"
+
+
+@EX10_2.bug
+def nonzero_squeezed_to_a_scalar(x, attention_mask):
+    """I turned nonzero's (N, 1) column into a vector with .squeeze(), which also drops the N axis when the batch holds a single real token.
+    Differs on: x of shape (2, 3, 4), mask [[0, 1, 0], [0, 0, 0]]: packed of shape (4,) and indices a 0-d tensor 1 instead of shapes (1, 4) and (1,)."""
+    indices = torch.nonzero(attention_mask.flatten()).squeeze()
+    packed = x.reshape(-1, *x.shape[2:])[indices]
+    return packed, indices
+
+
+@EX10_2.bug(checker=PAD)
+def zeros_in_the_default_dtype(packed, indices, B, T):
+    """I made the grid with torch.zeros(B * T, ...) and wrote each token into its row in a loop, without passing packed's dtype, so it comes back float32.
+    Differs on: packed = tensor([0, 1, 2, 10, 11]) (int64 ids), indices [0, 1, 2, 4, 5], B = 2, T = 4: float32 [[0., 1., 2., 0.], [10., 11., 0., 0.]] instead of int64 (float64 features are rounded to float32)."""
+    rest = packed.shape[1:]
+    grid = torch.zeros(B * T, *rest)
+    for k, flat in enumerate(indices.tolist()):
+        grid[flat] = packed[k]
+    return grid.reshape(B, T, *rest)
+
+
+@EX10_2.bug
+def integer_mask_used_as_an_index(x, attention_mask):
+    """I picked the flat positions with torch.arange(B * T)[mask.flatten()], as with a boolean mask, but the 0/1 mask is an integer tensor, so it indexes positions 0 and 1 instead of selecting.
+    Differs on: the worked example (x[b, t] = 10·b + t on (2, 4), mask [[1, 1, 1, 0], [1, 1, 0, 0]] as int64): packed [1, 1, 1, 0, 1, 1, 0, 0] and indices [1, 1, 1, 0, 1, 1, 0, 0] instead of [0, 1, 2, 10, 11] and [0, 1, 2, 4, 5]."""
+    B, T = attention_mask.shape
+    flat_mask = attention_mask.reshape(B * T)
+    indices = torch.arange(B * T)[flat_mask]
+    return x.reshape(B * T, *x.shape[2:])[indices], indices
+
+
+@EX10_2.bug(checker=PAD)
+def trailing_dimensions_as_minus_one(packed, indices, B, T):
+    """I put the tokens back with index_copy_ and viewed the grid as (B, T, -1), letting -1 stand for the hidden size, which adds an axis when packed is (N,) and merges them when it has two.
+    Differs on: packed = tensor([0., 1., 2., 10., 11.]), indices [0, 1, 2, 4, 5], B = 2, T = 4: shape (2, 4, 1) instead of (2, 4) (and (N, 2, 3) comes back (B, T, 6))."""
+    grid = packed.new_zeros((B * T,) + tuple(packed.shape[1:]))
+    grid.index_copy_(0, indices, packed)
+    return grid.view(B, T, -1)
+
+
+@EX10_2.correct
+def row_and_column_indices(x, attention_mask):
+    """nonzero(as_tuple=True) on the (B, T) mask for the rows and columns, x indexed by both, flat positions row · T + column."""
+    rows, cols = torch.nonzero(attention_mask != 0, as_tuple=True)
+    indices = rows * attention_mask.shape[1] + cols
+    return x[rows, cols], indices
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX.batch = 6
+
+
+@EX.bug
+def cut_by_the_smallest_prime_factor(batch_size, seq_len, processes, micro_batch_tokens):
+    """While the micro-batch was too big I cut it by its smallest prime factor (halving when it is even), multiplying the passes by the same factor.
+    Differs on: (96, 512, 1, 16384): 32 fit, 96 is cut to 48 then 24, so 4 instead of 3 (3 passes of 32)."""
+    size = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    passes = 1
+    while size > fits:
+        p = next(d for d in range(2, size + 1) if size % d == 0)
+        size //= p
+        passes *= p
+    return passes
+
+
+@EX.bug
+def ceiling_written_as_round_plus_a_half(batch_size, seq_len, processes, micro_batch_tokens):
+    """I rounded share / fits up as round(share / fits + 0.5), then moved up to a divisor of the share; Python rounds halves to even, so a whole odd quotient goes one too far.
+    Differs on: (256, 128, 1, 32768), phase 1 of the recipe: 256 sequences fit, round(1.5) = 2, so 2 instead of 1 (and (320, 128, 1, 8192) gives 8 instead of 5)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = max(1, round(share / fits + 0.5))
+    while share % g:
+        g += 1
+    return g
+
+
+@EX.bug
+def passes_of_the_whole_batch_shared_out(batch_size, seq_len, processes, micro_batch_tokens):
+    """I found the fewest equal passes for the whole batch on one GPU and shared those passes out among the processes, ceil(g / processes).
+    Differs on: (192, 512, 3, 12800): 25 fit; the batch needs 8 passes of 24, shared out 3, but each process's 64 need 4 passes of 16: 3 instead of 4."""
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while batch_size % g or batch_size // g > fits:
+        g += 1
+    return math.ceil(g / processes)
+
+
+@EX.bug
+def square_root_left_out_of_the_divisor_pairs(batch_size, seq_len, processes, micro_batch_tokens):
+    """I listed the share's divisors in pairs (d, share // d) while d * d < share, so the square root of a square share is never listed.
+    Differs on: (256, 512, 1, 8192): 16 fit, 16 passes of 16 are right, but 16 is the root of 256: 32 instead of 16."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    divisors = set()
+    d = 1
+    while d * d < share:
+        if share % d == 0:
+            divisors |= {d, share // d}
+        d += 1
+    return min(g for g in divisors if share // g <= fits)
+
+
+@EX.correct
+def floor_bound_then_next_divisor(batch_size, seq_len, processes, micro_batch_tokens):
+    """Two loops: first the fewest g whose floored pass share // g fits, then up to the next divisor of the share."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share // g > fits:
+        g += 1
+    while share % g != 0:
+        g += 1
+    return g

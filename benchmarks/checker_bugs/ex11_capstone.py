@@ -1,0 +1,403 @@
+"""Capstone exercises: learners' functions with one mistake each, and correct ones in other styles.
+
+Split rule (fixed before any checker changed): within each exercise, bugs alternate dev, held-out, dev, ...
+in the order written below (see checker_bugs/__init__.py)."""
+
+from . import Exercise
+import unicodedata
+import torch
+import torch.nn.functional as F
+import math
+from torch import nn
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX11_1 = Exercise("11.1", "tokenizer_ids")
+EX11_1.batch = 6
+
+
+def _g6_is_punctuation(ch):
+    return unicodedata.category(ch).startswith("P") or (ch.isascii() and not ch.isalnum())
+
+
+def _g6_basic_words(text):
+    """Clean, lower-case, strip accents, then pad every punctuation mark with spaces and split."""
+    kept = [ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf")]
+    text = unicodedata.normalize("NFD", "".join(kept).lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    return "".join(f" {ch} " if _g6_is_punctuation(ch) else ch for ch in text).split()
+
+
+def _g6_wordpiece(word, vocab):
+    """Greedy longest-first pieces of one word, or None when it cannot be cut to its end."""
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = ("##" if start else "") + word[start:end]
+            if piece in vocab:
+                pieces.append(vocab[piece])
+                start = end
+                break
+        else:
+            return None
+    return pieces
+
+
+@EX11_1.bug
+def invisible_characters_found_with_isprintable(text, vocab):
+    """I dropped the control and format characters as those that are not str.isprintable() (keeping tab and newline), but Python also calls no-break and line-separator spaces unprintable, so they vanish and glue their words.
+    Differs on: "good\\u00a0film" (a no-break space), MiniLM's vocab: good, ##film [2204, 23665] instead of good, film [2204, 2143]."""
+    text = "".join(ch for ch in text if ch.isprintable() or ch in "\t\n\r")
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    ids = []
+    for word in "".join(f" {ch} " if _g6_is_punctuation(ch) else ch for ch in text).split():
+        pieces = _g6_wordpiece(word, vocab) if len(word) <= 100 else None
+        ids += pieces if pieces is not None else [vocab["[UNK]"]]
+    return ids
+
+
+@EX11_1.bug
+def stuck_word_keeps_the_pieces_found(text, vocab):
+    """When no piece matched the rest of a word I put [UNK] for that rest and kept the pieces already cut, instead of making the whole word one [UNK].
+    Differs on: "naïve😀" (MiniLM's vocab): naive, [UNK] [15743, 100] instead of a single [UNK] [100]."""
+    unk = vocab["[UNK]"]
+    ids = []
+    for word in _g6_basic_words(text):
+        if len(word) > 100:
+            ids.append(unk)
+            continue
+        start = 0
+        while start < len(word):
+            end = len(word)
+            while end > start and ("##" if start > 0 else "") + word[start:end] not in vocab:
+                end -= 1
+            if end == start:
+                ids.append(unk)
+                break
+            ids.append(vocab[("##" if start > 0 else "") + word[start:end]])
+            start = end
+    return ids
+
+
+@EX11_1.bug
+def hundred_characters_already_too_long(text, vocab):
+    """I made a word [UNK] when len(word) >= 100, reading "more than 100 characters" as "100 or more".
+    Differs on: "a" * 100 (a word of exactly 100 letters, MiniLM's vocab): [100] ([UNK]) instead of aaa, ##aa, ##aa, ... [13360, 11057, ...]."""
+    ids = []
+    for word in _g6_basic_words(text):
+        pieces = None if len(word) >= 100 else _g6_wordpiece(word, vocab)
+        ids.extend([vocab["[UNK]"]] if pieces is None else pieces)
+    return ids
+
+
+@EX11_1.bug
+def accents_dropped_before_decomposing(text, vocab):
+    """I dropped the Mn marks first and normalised to NFD afterwards, so the accents of precomposed letters (é, è) only come apart once I have stopped looking for them.
+    Differs on: "Café crème!" (MiniLM's vocab, the statement's example): [UNK], [UNK], 999 instead of [7668, 13675, 21382, 999]."""
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n\r")
+    text = "".join(ch for ch in text.lower() if unicodedata.category(ch) != "Mn")
+    text = unicodedata.normalize("NFD", text)
+    words = []
+    for chunk in text.split():
+        word = ""
+        for ch in chunk:
+            if _g6_is_punctuation(ch):
+                if word:
+                    words.append(word)
+                words.append(ch)
+                word = ""
+            else:
+                word += ch
+        if word:
+            words.append(word)
+    ids = []
+    for word in words:
+        pieces = _g6_wordpiece(word, vocab) if len(word) <= 100 else None
+        ids += [vocab["[UNK]"]] if pieces is None else pieces
+    return ids
+
+
+@EX11_1.correct
+def regex_split_and_recursive_wordpiece(text, vocab):
+    """re.findall for the words and marks after a translate-style clean-up, and WordPiece written recursively."""
+    import re
+
+    cleaned = []
+    for ch in unicodedata.normalize("NFD", "".join(
+            c for c in text if c in "\t\n\r" or unicodedata.category(c) not in ("Cc", "Cf")).lower()):
+        if unicodedata.category(ch) == "Mn":
+            continue
+        punct = unicodedata.category(ch).startswith("P") or (ord(ch) < 128 and not ch.isalnum())
+        cleaned.append(f" {ch} " if punct and not ch.isspace() else ch)
+    words = re.findall(r"\S+", "".join(cleaned))
+
+    def cut(word, start):
+        if start == len(word):
+            return []
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                rest = cut(word, end)
+                return None if rest is None else [vocab[piece]] + rest
+        return None
+
+    ids = []
+    for word in words:
+        pieces = cut(word, 0) if len(word) <= 100 else None
+        ids += pieces if pieces is not None else [vocab["[UNK]"]]
+    return ids
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX11_4 = Exercise("11.4", "finetune_loop")
+EX11_4.batch = 6
+
+
+@EX11_4.bug
+def decay_measured_from_the_end_of_the_warm_up(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """After the warm-up I decayed the rate as (total - step) / (total - warmup), the linear schedule I remembered from transformers, instead of the statement's 1 - step / total.
+    Differs on: a 1-layer H=32 BERT, 4 train batches of 4, 3 epochs, lr 1e-3, warmup 0.1 (1 warm-up step of 12): step 1 runs at 11/11 of lr instead of 11/12, and so on: different weights."""
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=lr, eps=1e-6)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+
+    def multiplier(step):
+        if step < warmup:
+            return step / warmup
+        return max(0.0, (total - step) / max(1, total - warmup))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, multiplier)
+    accuracies = []
+    for _ in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            loss = F.cross_entropy(logits, batch["labels"])
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        model.eval()
+        correct = total_seen = 0
+        with torch.no_grad():
+            for batch in dev_batches:
+                predicted = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"]).argmax(-1)
+                correct += (predicted == batch["labels"]).sum().item()
+                total_seen += batch["labels"].numel()
+        accuracies.append(correct / total_seen)
+    model.train()
+    return accuracies
+
+
+@EX11_4.bug
+def training_mode_set_once_before_the_epochs(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I called model.train() once before the epochs and model.eval() before each dev pass, so from the second epoch on the model trains with dropout off.
+    Differs on: a 1-layer H=32 BERT with dropout 0.1, 4 train batches of 4, 3 epochs, lr 1e-3: epochs 2 and 3 run without dropout, different weights (and the model is left in eval mode)."""
+    groups = [
+        {"params": [p for p in model.parameters() if p.dim() >= 2], "weight_decay": 0.01},
+        {"params": [p for p in model.parameters() if p.dim() < 2], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=lr, eps=1e-6)
+    all_steps = epochs * len(train_batches)
+    warmup_steps = int(warmup_proportion * all_steps)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: s / warmup_steps if s < warmup_steps else max(0.0, 1 - s / all_steps))
+    history = []
+    model.train()
+    for epoch in range(epochs):
+        for batch in train_batches:
+            out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(out, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        model.eval()
+        hits, seen = 0, 0
+        with torch.no_grad():
+            for batch in dev_batches:
+                out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+                hits += int((out.argmax(dim=-1) == batch["labels"]).sum())
+                seen += len(batch["labels"])
+        history.append(hits / seen)
+    return history
+
+
+@EX11_4.bug
+def accuracy_as_the_mean_of_batch_accuracies(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I scored each dev batch's accuracy and averaged those, which weighs a short last batch as much as a full one.
+    Differs on: dev batches of 4 and 3 examples, 3 right in the first and 0 in the second: 0.375 instead of 3/7 = 0.43 (the same weights as the solution)."""
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=lr, eps=1e-6)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    for epoch in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        model.eval()
+        batch_accuracies = []
+        with torch.no_grad():
+            for batch in dev_batches:
+                logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+                batch_accuracies.append((logits.argmax(-1) == batch["labels"]).float().mean().item())
+        accuracies.append(sum(batch_accuracies) / len(batch_accuracies))
+    model.train()
+    return accuracies
+
+
+@EX11_4.bug
+def decay_chosen_by_parameter_names(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I split the parameters the way the transformers examples do, no decay for names containing "bias" or "LayerNorm.weight", which misses LayerNorms named otherwise.
+    Differs on: a model whose LayerNorms are called norm, attention_norm and ffn_norm (the notebook's MyBert), 1 layer, H=32, 4 train batches, 3 epochs: their weights are decayed, so different weights."""
+    no_decay_names = ("bias", "LayerNorm.weight")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay_names)],
+         "weight_decay": 0.01},
+        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay_names)],
+         "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=lr, eps=1e-6)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    for epoch in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        model.eval()
+        right = 0
+        with torch.no_grad():
+            for batch in dev_batches:
+                logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+                right += int((logits.argmax(-1) == batch["labels"]).sum())
+        accuracies.append(right / sum(len(batch["labels"]) for batch in dev_batches))
+    model.train()
+    return accuracies
+
+
+@EX11_4.correct
+def learning_rate_set_by_hand_each_step(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """No scheduler object: each step's rate written into the optimizer's groups by hand before its step; set_to_none zeroing; the accuracy from a concatenation of the dev predictions."""
+    params = list(model.parameters())
+    optimizer = torch.optim.AdamW([
+        dict(params=[p for p in params if p.ndim > 1], weight_decay=0.01),
+        dict(params=[p for p in params if p.ndim <= 1], weight_decay=0.0),
+    ], lr=lr, eps=1e-6)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    step = 0
+    accuracies = []
+    for _ in range(epochs):
+        model.train()
+        for batch in train_batches:
+            factor = step / warmup if step < warmup else max(0.0, 1 - step / total)
+            for group in optimizer.param_groups:
+                group["lr"] = lr * factor
+            loss = F.cross_entropy(model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"]),
+                                   batch["labels"])
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, max_norm=1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+        model.eval()
+        with torch.no_grad():
+            predictions = torch.cat([
+                model(b["input_ids"], b["token_type_ids"], b["attention_mask"]).argmax(-1) for b in dev_batches])
+        labels = torch.cat([b["labels"] for b in dev_batches])
+        accuracies.append(int((predictions == labels).sum()) / len(labels))
+    model.train()
+    return accuracies
+
+
+# --- batch 6: written without reading any checker ------------------------------------------
+EX11_5 = Exercise("11.5", "mlm_logits")
+EX11_5.batch = 6
+
+
+@EX11_5.bug
+def transform_weight_used_as_stored(hidden, weights):
+    """I multiplied the hidden states by cls.predictions.transform.dense.weight as stored, hidden @ W, forgetting that a checkpoint keeps a linear weight as (out, in); the matrix is square, so nothing complains.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: logits off by up to about 13, the top piece different at every position."""
+    W = weights["cls.predictions.transform.dense.weight"]
+    b = weights["cls.predictions.transform.dense.bias"]
+    x = F.gelu(hidden @ W + b)
+    x = F.layer_norm(x, (x.shape[-1],), weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    return x @ weights["bert.embeddings.word_embeddings.weight"].T + weights["cls.predictions.bias"]
+
+
+@EX11_5.bug
+def layer_norm_by_hand_with_the_unbiased_variance(hidden, weights):
+    """I wrote the LayerNorm by hand with x.var(-1, keepdim=True), whose default is the unbiased variance (divided by H - 1), where LayerNorm divides by H.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: every normalised value is sqrt(127/128) of the right one, the logits are off by up to about 5e-2 (the top five unchanged)."""
+    x = hidden @ weights["cls.predictions.transform.dense.weight"].t() + weights["cls.predictions.transform.dense.bias"]
+    x = F.gelu(x)
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True)
+    x = (x - mean) / torch.sqrt(var + 1e-12)
+    x = x * weights["cls.predictions.transform.LayerNorm.weight"] + weights["cls.predictions.transform.LayerNorm.bias"]
+    return x @ weights["bert.embeddings.word_embeddings.weight"].t() + weights["cls.predictions.bias"]
+
+
+@EX11_5.bug
+def gelu_with_the_tanh_approximation(hidden, weights):
+    """I wrote GELU as the tanh approximation of the original BERT code, 0.5·x·(1 + tanh(sqrt(2/π)(x + 0.044715x³))), where the course model's "gelu" is the exact erf form.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: logits off by up to about 2e-3 (the top five unchanged)."""
+    x = F.linear(hidden, weights["cls.predictions.transform.dense.weight"], weights["cls.predictions.transform.dense.bias"])
+    x = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    x = F.layer_norm(x, x.shape[-1:], weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    return F.linear(x, weights["bert.embeddings.word_embeddings.weight"], weights["cls.predictions.bias"])
+
+
+@EX11_5.bug
+def decoder_bias_left_out(hidden, weights):
+    """I took the tied decoder to be just the word-embedding matrix, as the input embeddings have no bias, and left out cls.predictions.bias.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: every logit of piece v is off by cls.predictions.bias[v], up to about 4.4, and the top five differ at most positions."""
+    x = torch.einsum("bth,oh->bto", hidden, weights["cls.predictions.transform.dense.weight"])
+    x = F.gelu(x + weights["cls.predictions.transform.dense.bias"])
+    x = F.layer_norm(x, x.shape[-1:], weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    return torch.einsum("bth,vh->btv", x, weights["bert.embeddings.word_embeddings.weight"])
+
+
+@EX11_5.correct
+def modules_loaded_from_the_checkpoint(hidden, weights):
+    """nn.Linear (skip_init), nn.GELU and nn.LayerNorm modules built from the tensors' shapes and filled with load_state_dict, the decoder by torch.addmm on the flattened tokens."""
+    E = weights["bert.embeddings.word_embeddings.weight"]
+    V, H = E.shape
+    transform = nn.Sequential(nn.utils.skip_init(nn.Linear, H, H, dtype=E.dtype), nn.GELU(),
+                              nn.LayerNorm(H, eps=1e-12, dtype=E.dtype))
+    transform.load_state_dict({
+        "0.weight": weights["cls.predictions.transform.dense.weight"],
+        "0.bias": weights["cls.predictions.transform.dense.bias"],
+        "2.weight": weights["cls.predictions.transform.LayerNorm.weight"],
+        "2.bias": weights["cls.predictions.transform.LayerNorm.bias"],
+    })
+    x = transform(hidden)
+    flat = torch.addmm(weights["cls.predictions.bias"], x.reshape(-1, H), E.t())
+    return flat.reshape(*hidden.shape[:-1], V)
