@@ -10,6 +10,7 @@ from minibert.tokenizer.reference import CJK_RANGES
 
 from . import Exercise
 from collections import Counter, defaultdict
+import re
 
 EX = Exercise("1.1", "basic_words")
 

@@ -9,6 +9,7 @@ import torch
 from . import Exercise
 import math
 import numpy as np
+import re
 
 EX32 = Exercise("3.2", "encoder_layer")
 

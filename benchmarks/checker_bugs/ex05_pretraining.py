@@ -10,6 +10,7 @@ from . import Exercise
 import numpy as np
 import torch.nn.functional as F
 import math
+import itertools
 
 EX52 = Exercise("5.2", "parameter_groups")
 

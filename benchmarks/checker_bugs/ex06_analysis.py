@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from . import Exercise
 import math
+import numpy as np
 
 EX = Exercise("6.4", "probe")
 

@@ -12,6 +12,8 @@ import numpy as np
 from . import Exercise
 from collections import deque
 import torch.nn.functional as F
+import itertools
+import torch
 
 EX73 = Exercise("7.3", "pick_setting")
 
