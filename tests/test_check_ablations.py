@@ -167,6 +167,10 @@ def ci_normal(a, b, confidence=0.95):
     return _welch(a, b, confidence, q=lambda c: stats.norm.ppf((1 + c) / 2))
 
 
+def ci_normal_past_30(a, b, confidence=0.95):  # a printed table's rule of thumb: the normal quantile past 30 df
+    return ci_normal(a, b, confidence) if _welch_df(a, b) > 30 else welch_scipy(a, b, confidence)
+
+
 def ci_pooled(a, b, confidence=0.95):
     ci = stats.ttest_ind(a, b, equal_var=True).confidence_interval(confidence)
     return statistics.fmean(a) - statistics.fmean(b), ci.low, ci.high
@@ -235,6 +239,7 @@ def test_difference_interval_accepts_minibert_own():
     (ci_two_values, r"expected a tuple \(difference, low, high\)"),
     (ci_df_floored, r"(?s)hand case.*expected .*1\.990098, 18\.009902.*received \(10\.0, 1\.560015"),
     (ci_rounded, r"(?s)hand case.*received \(10\.0, 1\.99, 18\.01\)"),
+    (ci_normal_past_30, r"(?s)hand case.*20 seeds a side, df 38.*\n.*hint: .*normal quantile.*for every ν.*past 30"),
 ])
 def test_difference_interval_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -324,6 +329,20 @@ def concat_interleaved(hidden_states):  # stacked on the last axis, then flatten
     return torch.stack(hidden_states[-4:], dim=-1).flatten(-2)
 
 
+def concat_into_zeros(hidden_states):  # a buffer from torch.zeros: float32, whatever the states are
+    top = hidden_states[-4:]
+    B, T, H = top[0].shape
+    out = torch.zeros(B, T, len(top) * H)
+    for k, h in enumerate(top):
+        out[..., k * H:(k + 1) * H] = h
+    return out
+
+
+def weighted_shifted_by_min(hidden_states, mix, scale):  # exponents ≥ 0: overflows when the weights lie far apart
+    e = torch.exp(mix - mix.min())
+    return scale * torch.einsum("n,nbth->bth", e / e.sum(), torch.stack(hidden_states[-len(mix):]))
+
+
 def weighted_in_place(hidden_states, mix, scale):  # sums into the caller's lowest state
     weights, states = mix.softmax(0), hidden_states[-len(mix):]
     out = states[0]
@@ -358,6 +377,9 @@ def test_layer_features_accept(checker, style, capsys):
     ("weighted_sum_last_four", weighted_in_place, r"L=12.*changed the hidden states, mix or scale"),
     ("weighted_sum_last_four", weighted_hand_softmax, r"mix=\[90.0.*NaN or inf\n.*exp\(90\)"),
     ("weighted_sum_last_four", weighted_tolist, r"large raw weights.*no gradient reaches mix or scale"),
+    ("concat_last_four", concat_into_zeros, r"L=4.*in float64.*your result is torch.float32.*keep their dtype"),
+    ("weighted_sum_last_four", weighted_shifted_by_min,
+     r"mix=\[90.0, 88.0, 89.0, -10.0\].*NaN or inf\n.*the \*largest\*"),
 ])
 def test_layer_features_reject(checker, bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -93,6 +93,12 @@ def offset_mean_over_heads(probs, mask, offset):
     return torch.tensor(offset_loops(probs, mask, offset)).mean()
 
 
+def offset_pairs_from_lengths(probs, mask, offset):  # L - |offset| pairs a sentence, not clamped at 0
+    B, nh, T, _ = probs.shape
+    total = sum(probs[b, :, i, j] for b in range(B) for i, j in _pairs(T, offset) if mask[b, i] and mask[b, j])
+    return total / (mask.sum(1) - abs(offset)).sum()
+
+
 def offset_in_place(probs, mask, offset):
     probs.masked_fill_(~mask.bool()[:, None, :, None], 0.0)  # clears padded queries' rows in the caller's tensor
     return offset_loops(probs, mask, offset)
@@ -115,6 +121,7 @@ def test_offset_score_accepts(style, capsys):
     (offset_in_place, r"changed its input"),
     (offset_by_sign, r"hand case .*offset 0: your function raised"),
     (offset_by_lengths, r"(?s)padded on the LEFT.*first mask.sum\(\) positions"),
+    (offset_pairs_from_lengths, r"(?s)real lengths \[6, 2, 5\], offset 3.*\n.*shorter than \|offset\|.*not a negative"),
 ])
 def test_offset_score_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -422,6 +429,16 @@ def std_as_it_is(train_x, train_y, test_x, test_y):  # 0 / 0 on a feature consta
     return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (a.mean(0),) * 2,
                                scale=lambda a, b: (a.std(0),) * 2, classes=lambda y: int(y.max()) + 1)
 
+def standardised_with_all_words(train_x, train_y, test_x, test_y):  # training and test words' statistics together
+    both = torch.cat([train_x, test_x])
+    return _standardised_probe(train_x, train_y, test_x, test_y, centre=lambda a, b: (both.mean(0),) * 2,
+                               scale=lambda a, b: (both.std(0).clamp_min(1e-6),) * 2,
+                               classes=lambda y: int(y.max()) + 1)
+
+def unseen_tags_left_out(train_x, train_y, test_x, test_y):  # test words of a tag no training word has, dropped
+    known = torch.isin(test_y, train_y)
+    return PROBE(train_x, train_y, test_x[known], test_y[known])
+
 def ones_standardised_too(train_x, train_y, test_x, test_y):  # the bias column becomes (1 - 1) / std = 0
     A = torch.cat([train_x, torch.ones(len(train_x), 1)], 1).double()
     B = torch.cat([test_x, torch.ones(len(test_x), 1)], 1).double()
@@ -498,6 +515,9 @@ def test_probe_accepts(style, capsys):
     (std_as_it_is, r"(?s)feature 4 equal to 0 on every word.*0 / 0 = nan.*clamp_min"),
     (ones_standardised_too, r"(?s)38 training words of tag 0 and 2 of tag 1.*expected 1.0.*standardised is"),
     (score_nearest_one, r"(?s)6 times as far from the middle.*expected 1.0.*the largest score, however far past 1"),
+    (standardised_with_all_words, r"(?s)100 times as far out.*expected 1.0.*statistics that take in the test words"),
+    (unseen_tags_left_out, r"(?s)a tag that no training word has.*accuracy 1.000, expected 0.8.*\n.*hint: "
+                           r"1.0 is what leaving the 5 words of tag 2 out gives"),
 ])
 def test_probe_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -46,7 +46,8 @@ def test_the_stub_raises_not_implemented(checker, stubs):
 
 def token_types(ids, sep):  # correct: 1 after the first [SEP] through the second, by counting
     is_sep = (ids == sep).long()
-    return ((is_sep.cumsum(-1) - is_sep) == 1).long()
+    before = is_sep.cumsum(-1) - is_sep
+    return ((before == 1) & (is_sep.sum(-1, keepdim=True) >= 2)).long()  # a row with one [SEP] is all 0
 
 
 def types_by_scanning(ids, sep):  # correct, another style: a loop over each row
@@ -54,10 +55,15 @@ def types_by_scanning(ids, sep):  # correct, another style: a loop over each row
     for row in ids.tolist():
         seen, types = 0, []
         for i in row:
-            types.append(1 if seen == 1 else 0)
+            types.append(1 if seen == 1 and row.count(sep) >= 2 else 0)
             seen += i == sep
         rows.append(types)
     return torch.tensor(rows)
+
+
+def lone_sep_padding_typed_with_b(ids, sep):  # 1 after the first [SEP], even when no second [SEP] follows
+    is_sep = (ids == sep).long()
+    return ((is_sep.cumsum(-1) - is_sep) == 1).long()
 
 
 def embed_with(types_of):  # a learner's 2.1 whose token types come from `types_of(ids, sep)`
@@ -466,10 +472,15 @@ def causal_changes_the_callers_mask(attention_mask):
     return _tril(attention_mask.shape[1]) & attention_mask.bool()[:, None, None, :]
 
 
-def causal_by_comparison(attention_mask):  # correct: j <= i, as integers
+def causal_of_integers(attention_mask):  # the right pattern as int64 0/1: SDPA and masked_fill refuse it
+    T = attention_mask.shape[1]
+    return torch.ones(T, T, dtype=torch.long).tril() & attention_mask[:, None, None, :]
+
+
+def causal_by_comparison(attention_mask):  # correct: j <= i, compared as integers
     T = attention_mask.shape[1]
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
-    return ((j <= i)[None, None] & (attention_mask[:, None, None, :] == 1)).long()
+    return (j <= i)[None, None] & (attention_mask[:, None, None, :] == 1)
 
 
 def causal_with_loops(attention_mask):  # correct: plain Python
@@ -703,7 +714,9 @@ BUGS = [
     ("embeddings", embed_positions_from_batch_size, r"every token got position row 0.*not the batch size"),
     ("embeddings", embed_segment_by_token_id, r"chosen by the token's type, not by its id"),
     ("embeddings", embed_with(sep_typed_with_b), r"(?s)token ids \[\[1, 2, 1, 2\]\].*first \[SEP\] closes sentence A"),
-    ("embeddings", embed_with(padding_typed_with_b), r"(?s)a pair and a single sentence.*padding after the last \[SEP\]"),
+    ("embeddings", embed_with(padding_typed_with_b), r"(?s)a batch of two.*padding after the last \[SEP\]"),
+    ("embeddings", embed_with(lone_sep_padding_typed_with_b),
+     r"(?s)\[CLS\] a \[SEP\] \[PAD\] \[PAD\].*a row with one \[SEP\] is one sentence.*needs a second \[SEP\]"),
     ("embeddings", embed_with(second_sep_typed_with_a), r"(?s)token ids \[\[1, 2, 1, 2\]\].*second \[SEP\] closes sentence B"),
     ("embeddings", embed_with(all_type_a), r"every token got segment row 0"),
     ("embeddings", embed_layer_norm_over_tokens, r"over the last axis \(the H features\)"),
@@ -751,6 +764,8 @@ BUGS = [
     ("causal_mask", causal_padding_on_both, r"hide only the padded keys"),
     ("causal_mask", causal_first_sequence_for_all, r"first sequence's padding"),
     ("causal_mask", causal_float, r"float mask is \*added\*"),
+    ("causal_mask", causal_of_integers, r"attention_mask \[\[1, 1, 1, 0\]\].*: the pattern is right, but the mask "
+                                        r"holds torch.int64 0/1, not booleans\n.*dtype=torch.bool"),
     ("causal_mask", causal_only, r"received shape \(4, 4\)\n.*causal part alone"),
     ("causal_mask", causal_without_head_axis, r"received shape \(1, 4, 4\)\n.*add the head axis"),
     ("causal_mask", causal_changes_the_callers_mask, r"changed its argument 1 in place"),

@@ -333,6 +333,10 @@ def layer_inverted_mask(x, key_mask, layer):
     return layer.ffn_norm(h + layer.ffn(h))
 
 
+def layer_unmasked_single_sequence(x, key_mask, layer):  # "padding only lines up sequences of several lengths"
+    return SOLUTIONS["my_encoder_layer"](x, None if x.shape[0] == 1 else key_mask, layer)
+
+
 @pytest.mark.parametrize("bug, message", [
     (layer_in_place_residual, r"changed its input x in place"),
     (layer_train_mode_dropout, r"(two calls on the same input gave different outputs|values differ)"),
@@ -344,6 +348,8 @@ def layer_inverted_mask(x, key_mask, layer):
     (layer_no_gamma_beta, r"(LayerNorms without their scale γ and shift β|layer.attention_norm used for both)"),
     (layer_no_output_projection, r"attention without its output projection"),
     (layer_inverted_mask, r"(mask inverted|values differ)"),
+    (layer_unmasked_single_sequence, r"a batch of one padded sequence \(B = 1(.|\n)*attention that ignores the "
+                                     r"padding: pass key_mask on"),
 ])
 def test_encoder_layer_rejects_more(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -643,6 +649,11 @@ def flops_as_float_rate(c, T):
     return SOLUTIONS["my_forward_flops"](c, T) / 1e9  # GFLOPs, not FLOPs
 
 
+def flops_head_size_as_float(c, T):  # hs = H / nh: the right count, as a float
+    H, nh = c.hidden_size, c.num_attention_heads
+    return SOLUTIONS["my_forward_flops"](c, T) * (H / nh) / (H // nh)
+
+
 @pytest.mark.parametrize("bug, message", [
     (flops_multiply_adds, r"expected 848\n  received 424\n.*multiply-add is 2 FLOPs"),
     (flops_no_attention, r"attention products are missing"),
@@ -654,6 +665,8 @@ def flops_as_float_rate(c, T):
     (flops_one_hot_embeddings, r"embedding lookup counted as a matrix product"),
     (flops_only_scores, r"only one of attention's two products"),
     (flops_as_float_rate, r"expected an integer number of FLOPs"),
+    (flops_head_size_as_float, r"tiny config H=4, I=6, L=1, A=2, T=3: expected an int, received 848\.0 \(float\)"
+                               r"(.|\n)*/ always gives a float"),
 ])
 def test_forward_flops_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -715,7 +728,14 @@ def tf_transposes_in_place(name, value):
     return tf_solution(name, value)
 
 
+def tf_cast_to_float32(name, value):  # "weights are float32": a float64 array changes dtype
+    got = tf_solution(name, value)
+    return got if got is None else (got[0], got[1].to(torch.float32))
+
+
 @pytest.mark.parametrize("bug, message", [
+    (tf_cast_to_float32, r"output/dense/bias.*expected a torch.float64 tensor \(the array's dtype\), received "
+                         r"torch.float32\n.*keep the array's dtype"),
     (tf_no_transpose, r"query/kernel.*expected a tensor of shape \(3, 2\), received shape \(2, 3\).*\n.*transpose"),
     (tf_transpose_tables, r"word_embeddings.*\n.*do not transpose"),
     (tf_gamma_beta_swapped, r"gamma and beta swapped"),

@@ -43,6 +43,8 @@ def masker(ids, special, mask_id, V, special_ids, cap, g, *, count="round", sele
         k = [min(max(1, round(0.15 * int(c))), cap or T) if c else 0 for c in n]
     elif count == "floor":
         k = [min(max(1, int(0.15 * int(c))), cap or T) if c else 0 for c in n]
+    elif count == "half_up":  # int(x + 0.5): 4.5 -> 5, where round() gives 4
+        k = [min(max(1, int(0.15 * int(c) + 0.5)), cap or T) if c else 0 for c in n]
     elif count == "no_min":
         k = [min(round(0.15 * int(c)), cap or T) for c in n]
     elif count == "no_cap":
@@ -204,6 +206,8 @@ def test_mask_tokens_accepts_other_styles(style, capsys):
     (bug(inplace=True), r"changed input_ids in place"),
     (bug(labels_from="masked"), r"your labels hold the corrupted ids"),
     (bug(count="floor"), r"row 0 has 17 candidates, so it must get exactly 3 selected.*received 2\n.*rounded down"),
+    (bug(count="half_up"), r"row 1 has 30 candidates, so it must get exactly 4 selected \(max_predictions=None\); "
+                           r"received 5\n.*you rounded a half up.*round\(4.5\) = 4"),
     (bug(count="no_min"), r"row 0 has 3 candidates, so it must get exactly 1 selected.*received 0\n.*still gets one prediction"),
     (bug(count="no_cap"), r"row 0 has 200 candidates, so it must get exactly 20 .*received 30\n.*max_predictions=20"),
     (bug(select="coin"), r"row \d has \d+ candidates and got \[.*\] selected positions depending on the seed.*\n.*EXACTLY k"),

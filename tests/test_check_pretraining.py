@@ -229,7 +229,23 @@ def groups_both_decay(model, wd):
     return [dict(g, weight_decay=wd) for g in groups]
 
 
+def groups_without_the_empty_one(model, wd):  # "AdamW chokes on an empty group": a model without a matrix gets one
+    return [g for g in SOLUTIONS["my_parameter_groups"](model, wd) if g["params"]]
+
+
+def groups_skip_frozen_modules(model, wd):  # a module whose weight is frozen skipped whole: its bias too
+    beside = {id(p) for m in model.modules() if isinstance(getattr(m, "weight", None), torch.Tensor)
+              and not m.weight.requires_grad for p in m.parameters(recurse=False)}
+    return [dict(g, params=[p for p in g["params"] if id(p) not in beside])
+            for g in SOLUTIONS["my_parameter_groups"](model, wd)]
+
+
 @pytest.mark.parametrize("fn, message", [
+    (groups_without_the_empty_one, r"torch.nn.LayerNorm\(6\) alone.*received one group; this model has no "
+                                   r"trainable matrix(.|\n)*always return both groups"),
+    (groups_skip_frozen_modules, r"(?s)one query weight frozen.*in no group \(so never trained\): "
+                                 r"\['bert.encoder.layers.0.attention.query.bias'\].*requires_grad belongs to each "
+                                 r"parameter"),
     (groups_by_google_names, "decayed, but 1-D.*attention_norm"), (groups_bias_only, "decayed, but 1-D"),
     (groups_with_frozen, "frozen parameters"), (groups_swapped, "not decayed, but matrices"),
     (groups_duplicates, "more than once"), (groups_names, "not its name"), (groups_copies, "clone"),
@@ -565,7 +581,20 @@ def clip_stacked_norms(params, max_norm):
     return total
 
 
+def clip_in_the_grads_dtype(params, max_norm):  # one long vector, its norm in float16: inf past 65504
+    params = [p for p in params if p.grad is not None]
+    if not params:
+        return 0.0
+    total = torch.cat([p.grad.reshape(-1) for p in params]).norm().item()
+    if total > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / total)
+    return total
+
+
 @pytest.mark.parametrize("fn, message", [
+    (clip_in_the_grads_dtype, r"a float16 gradient of 5,000 elements.*\n.*the global norm is 70710\.7, beyond 65504, "
+                              r"the largest torch.float16 number.*inf = 0 wiped out every gradient"),
     (clip_squared_compared, r"\(norm 1\.5\), max_norm 2: nothing changes.*\n.*below max_norm must be left"),
     (clip_stacked_norms, r"no parameter has a gradient.*raised RuntimeError"),
     (clip_per_tensor, "each tensor to its own norm"), (clip_always, "below max_norm must be left"),
@@ -577,8 +606,11 @@ def test_clip_grad_norm_rejects(fn, message):
     rejected(check.clip_grad_norm, fn, message)
 
 
-def clip_torch(params, max_norm):
-    return torch.nn.utils.clip_grad_norm_(params, max_norm)
+def clip_torch(params, max_norm):  # torch's own parts, the norm of float32 copies: torch.nn.utils.clip_grad_norm_
+    params = [p for p in params if p.grad is not None]  # itself takes the norm in float16, inf past 65504
+    total = torch.nn.utils.get_total_norm([p.grad.float() for p in params])
+    torch.nn.utils.clip_grads_with_norm_(params, max_norm, total)
+    return total
 
 
 def clip_numpy(params, max_norm):

@@ -137,6 +137,11 @@ def unpad_last_axis_only(x, attention_mask):  # (B·T, x.shape[-1]): right for (
     return flat[indices], indices
 
 
+def unpad_squeezed(x, attention_mask):  # .squeeze() drops the N axis too when N is 1
+    indices = attention_mask.flatten().nonzero().squeeze()
+    return x.flatten(0, 1)[indices], indices
+
+
 def unpad_single(x, attention_mask):  # forgets the indices
     return x[attention_mask.bool()]
 
@@ -157,6 +162,8 @@ def test_unpad_input_accepts(style, capsys):
     (unpad_in_place, r"changed x or attention_mask"),
     (unpad_single, r"expected a pair"),
     (unpad_last_axis_only, r"(?s)\(3, 5, 2, 3\).*expected packed x of shape \(9, 2, 3\), received \(9, 3\).*axes"),
+    (unpad_squeezed, r"(?s)one real token in the whole batch.*expected packed x of shape \(1, 2\), received \(2,\)"
+                     r".*N axis is gone"),
 ])
 def test_unpad_input_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -322,6 +329,10 @@ def steps_times_processes(batch_size, seq_len, processes, micro_batch_tokens):
     return int(steps_divisors(batch_size * processes, seq_len, 1, micro_batch_tokens))
 
 
+def steps_whole_batch_shared_out(batch_size, seq_len, processes, micro_batch_tokens):  # ceil(g / processes)
+    return math.ceil(int(steps_divisors(batch_size, seq_len, 1, micro_batch_tokens)) / processes)
+
+
 def steps_at_most_64(batch_size, seq_len, processes, micro_batch_tokens):  # g tried up to 64 only
     share, fits = batch_size // processes, micro_batch_tokens // seq_len
     return next((g for g in range(1, 65) if share % g == 0 and share // g <= fits), 64)
@@ -346,6 +357,8 @@ def test_accumulation_steps_accepts(style, capsys):
     (steps_times_processes, r"(?s)8 GPUs.*received 32.*batch_size × processes"),
     (steps_at_most_64, r"(?s)256 passes of 1, however many.*expected 256.*received 64"),
     (steps_share_left_out, r"(?s)room for one of 512.*a whole number of accumulation steps \(8\), received None"),
+    (steps_whole_batch_shared_out, r"(?s)3 processes × 64.*expected 4.*received 3.*\n.*hint: these are the whole "
+                                   r"batch's fewest passes, shared out"),
 ])
 def test_accumulation_steps_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -1,6 +1,7 @@
 """The checkers of chapter 07's exercises accept the solutions and other correct styles, let the stubs'
 NotImplementedError through, and reject the mistakes learners make with feedback that names them."""
 
+import math
 import statistics
 
 import numpy as np
@@ -384,6 +385,21 @@ def pick_rounded_means(dev, test):  # the table's rounding used to choose: near-
     return best, float(np.mean(dev[best])), float(np.std(dev[best], ddof=1))
 
 
+def pick_best_from_zero(dev, test):  # a running best started at 0, never beaten when every mean is below 0
+    best, top = None, 0.0
+    for setting, scores in dev.items():
+        if statistics.fmean(scores) > top:
+            best, top = setting, statistics.fmean(scores)
+    return best, top, statistics.stdev(dev[best]) if best else 0.0
+
+
+def pick_one_pass_sd(dev, test):  # √((Σx² − n·m²) / (n − 1)): two nearly equal sums subtracted
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    xs, n = dev[best], len(dev[best])
+    m = sum(xs) / n
+    return best, m, math.sqrt(max(sum(x * x for x in xs) - n * m * m, 0.0) / (n - 1))
+
+
 @pytest.mark.parametrize("style", [pick_numpy, pick_torch])
 def test_pick_setting_accepts(style, capsys):
     check.pick_setting(style)
@@ -399,6 +415,8 @@ def test_pick_setting_accepts(style, capsys):
     (pick_by_median, r"(?s)best mean and best median differ.*best \*median\* dev score"),
     (pick_rounded_means, r"(?s)agree to two decimals.*received \('a'.*once rounded to two decimals"),
     (pick_by_total, r"(?s)4 and 2 seeds.*received \('a'.*mean dev score over its seeds is the highest"),
+    (pick_best_from_zero, r"(?s)every mean below 0.*received \(None.*\n.*hint: no setting was chosen.*started at 0"),
+    (pick_one_pass_sd, r"(?s)scores in percent.*\n.*hint: every seed of 'a' scored the same.*one-pass form"),
 ])
 def test_pick_setting_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -501,6 +519,11 @@ def freeze_never_unfreezing(model, top_layers=0):  # right on a fresh model; one
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
+def freeze_counts_bytes(model, top_layers=0):  # four bytes a number: true of float32 only
+    freeze_requires_grad_(model, top_layers)
+    return sum(p.element_size() * p.numel() // 4 for p in model.parameters() if p.requires_grad)
+
+
 def freeze_one_argument(model):  # the old exercise's signature
     return freeze_requires_grad_(model)
 
@@ -524,6 +547,7 @@ def test_freeze_encoder_accepts(style, capsys):
     (freeze_pooler_stays_frozen, r"top_layers=1.*the pooler is frozen"),
     (freeze_one_too_many, r"top_layers=1.*2 layers are trainable, not 1"),
     (freeze_one_argument, r"raised TypeError"),
+    (freeze_counts_bytes, r"held in bfloat16, top_layers=2: expected 18210.*received 9105.*\n.*bytes over 4"),
     (freeze_never_unfreezing, r"given top_layers=0, then 2:.*stays frozen from the call with top_layers=0"),
 ])
 def test_freeze_encoder_rejects(bug, message):

@@ -66,6 +66,11 @@ def align_by_hash_marks(words, labels, tokenizer):  # the sentence's pieces; eve
     return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id], [-100, *out, -100]
 
 
+def align_cut_to_512(words, labels, tokenizer):  # BERT's window: [CLS], at most 510 pieces, [SEP]
+    ids, out = align(words, labels, tokenizer)
+    return (ids[:511] + ids[-1:], out[:511] + out[-1:]) if len(ids) > 512 else (ids, out)
+
+
 @pytest.mark.parametrize("style", [lambda w, l, t: align(w, l, t), align_word_ids, align_by_ids])
 def test_align_labels_accepts(style, capsys):
     check.align_labels(style)
@@ -81,6 +86,8 @@ def test_align_labels_accepts(style, capsys):
     (lambda w, l, t: (align(w, l, t)[0], align(w, l, t)[1][1:-1]), r"labels for .* tokens"),
     (align_bert_specials, r"(?s)course model's tokenizer.*pieces are right.*tokenizer.cls_token_id"),
     (align_by_hash_marks, r"(?s)hand case .*Ahab's.*a new word was started at every piece without ##"),
+    (align_cut_to_512, r"(?s)twice over.*past BERT's 512 positions: input_ids.*received 512, the same up to there"
+                       r".*\n.*hint: the sequence was cut"),
 ])
 def test_align_labels_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -151,6 +158,19 @@ def span_greedy(start, end, mask, max_len):  # the best start, then the best end
     return i, j, float(start[i] + end[j])
 
 
+def span_float32_min_fill(start, end, mask, max_len):  # finfo(float32).min: float16 cannot hold it
+    T = len(start)
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j >= i) & (j - i < max_len) & mask[:, None] & mask[None, :]
+    scores = (start[:, None] + end[None, :]).masked_fill(~allowed, torch.finfo(torch.float32).min)
+    a, b = divmod(int(scores.argmax()), T)
+    return a, b, float(scores[a, b])
+
+
+def span_in_float32(start, end, mask, max_len):  # .float() first: float64's last digits rounded away
+    return span_search(start.float(), end.float(), mask, max_len)
+
+
 @pytest.mark.parametrize("style", [SOLUTIONS["my_best_span"], span_loops])
 def test_best_span_accepts(style, capsys):
     check.best_span(style)
@@ -209,6 +229,9 @@ def span_never_last(s, e, m, k):  # ends searched in range(len - 1): the last to
     (span_finite_fill, r"(?s)logits as low as -3e9.*-1e\+09 is not its score.*filled with"),
     (lambda s, e, m, k: span_finite_fill(s, e, m, k, fill=-1e4), r"(?s)logits as low as -3e9.*filled with"),
     (span_greedy, r"(?s)max_answer_length=1 \(the window above.*the best start first, then the best end"),
+    (span_float32_min_fill, r"(?s)in float16.*raised RuntimeError.*\n.*hint: the logits are torch.float16.*-inf"),
+    (span_in_float32, r"(?s)in float64.*expected \(i, j, score\) = \(6, 6.*received \(4, 4.*\n.*hint: .*float32.*"
+                      r"no .float\(\)"),
 ])
 def test_best_span_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -267,6 +290,13 @@ def choice_unflattened(batch, scorer):
     return logits, logits.softmax(-1)
 
 
+def choice_view(batch, scorer):  # .view needs contiguous memory
+    B, C, T = batch["input_ids"].shape
+    flat = [batch[k].view(B * C, T) for k in ("input_ids", "token_type_ids", "attention_mask")]
+    logits = scorer(*flat).view(B, C)
+    return logits, logits.softmax(-1)
+
+
 def choice_in_place(batch, scorer):
     batch["input_ids"].clamp_(max=5)
     return SOLUTIONS["my_choice_logits"](batch, scorer)
@@ -287,6 +317,7 @@ def test_choice_logits_accepts(style, capsys):
     (lambda batch, scorer: SOLUTIONS["my_choice_logits"](batch, scorer)[0], r"return \(logits, probs\)"),
     (choice_squeezed, r"\(1, 3, 4\), one question.*expected shape \(1, 3\), received shape \(3,\)"),
     (choice_exp_over_sum, r"(?s)hand case .*probs.*nan.*exp overflows float32"),
+    (choice_view, r"(?s)not contiguous in memory.*raised RuntimeError: view size.*\n.*hint: .view needs"),
 ])
 def test_choice_logits_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -174,6 +174,12 @@ def wordpiece(word, vocab, *, prefix="##", longest=True, partial=False, limit=10
         return [(p, s, e) if p != "[UNK]" else (p, 0, 0) for p, s, e in triples]
     if offsets == "pieces only":
         return [p for p, _, _ in triples]
+    if offsets == "lstrip" and triples[:1] != [("[UNK]", 0, len(word))]:  # lengths added up, leading "#"s gone
+        out, pos = [], 0
+        for p, _, _ in triples:
+            out.append((p, pos, pos + len(p.lstrip("#"))))
+            pos += len(p.lstrip("#"))
+        return out
     return triples
 
 
@@ -255,6 +261,9 @@ def test_the_wordpiece_of_these_tests_is_right():
     (lambda w, v: wordpiece(w, v, offsets="with prefix"), r"the offsets(.|\n)*where there is no '##'"),
     (lambda w, v: wordpiece(w, v, offsets="unk at failure"), r"\[no piece starts the word\], the offsets(.|\n)*\(0, len\(word\)\)"),
     (lambda w, v: wordpiece(w, v, offsets="pieces only"), r"expected a list of \(piece, start, end\) triples"),
+    (lambda w, v: wordpiece(w, v, offsets="lstrip"),
+     r"\[a '#' of the word itself\], the offsets(.|\n)*received \[\('c', 0, 1\), \('###', 1, 1\)\](.|\n)*"
+     r"lstrip\('#'\) also strips"),
     (lambda w, v: wordpiece(w, v, limit=None), r"\[101 characters\](.|\n)*more than 100 characters"),
     (lambda w, v: wordpiece(w, v, limit=99), r"\[100 characters\](.|\n)*exactly 100 characters is still cut"),
     (backtracking, r"\[the greedy trap\], the pieces(.|\n)*received \['a', '##bc'\](.|\n)*greedy never goes back"),

@@ -36,8 +36,9 @@ def _ci_ref(a, b, confidence, *, quantile="t", df="welch", pooled=False, ddof=1,
 
 
 MISTAKES = [
-    ("this interval uses the normal quantile (1.96 at 95%); with 2 to 5 seeds use Student's t quantile at "
-     "Welch's degrees of freedom (scipy.stats.t.ppf), which is much wider", dict(quantile="z")),
+    ("this interval uses the normal quantile (1.96 at 95%); use Student's t quantile at Welch's degrees of freedom "
+     "(scipy.stats.t.ppf) for every ν: with 2 to 5 seeds it is much wider, and past 30 degrees of freedom (a printed "
+     "table's rule of thumb for switching to the normal) it is still wider", dict(quantile="z")),
     ("this is Student's pooled-variance interval (equal variances assumed); Welch's keeps each side's own "
      "variance: se = √(s_a²/n_a + s_b²/n_b)", dict(pooled=True)),
     ("the standard error is Welch's but the degrees of freedom are n_a + n_b − 2; use Welch–Satterthwaite's: "
@@ -58,6 +59,8 @@ HAND = [  # (a, b, confidence, lesson)
      "3 seeds against 5, unequal spreads: difference 10, interval [1.99, 18.01] at df 3.31"),
     ([62.0, 66.0, 70.0], [55.0, 57.0, 56.0, 60.0, 52.0], 0.90, "the same at 90%: a narrower interval"),
     ([0.61, 0.63], [0.60, 0.58, 0.65], 0.95, "two seeds on one side: t at few degrees of freedom is wide"),
+    ([81.0, 83.0] * 10, [80.5, 82.5] * 10, 0.95,
+     "20 seeds a side, df 38: Student's t there is 2.024, not yet the normal 1.96: interval [-0.157, 1.157]"),
 ]
 
 

@@ -94,7 +94,9 @@ def _cases():
 
 def _diagnose(name, got, expected, mistakes, ref, hidden_states, *args):
     """Name the mistake that reproduces `got`, if one does; else compare (shape first, then values)."""
-    same = lambda x, y: x.shape == y.shape and torch.allclose(x.detach().float(), y, atol=1e-5, rtol=1e-4)  # noqa: E731
+    def same(x, y):
+        return x.shape == y.shape and torch.allclose(x.detach().to(y.dtype), y, atol=1e-5, rtol=1e-4)
+
     if isinstance(got, torch.Tensor) and not same(got, expected):
         for hint, kw in mistakes:
             if same(got, ref(hidden_states, *args, **kw)):
@@ -103,16 +105,26 @@ def _diagnose(name, got, expected, mistakes, ref, hidden_states, *args):
                  "(hidden_states[-4:]; the models here have 12, 4, 2 and 6 layers), and for the sum n weights in mix")
 
 
+def _in_float64():
+    """The L=4 model's states as a model run in double precision gives them: the features keep that dtype."""
+    name, states = _cases()[1]
+    return f"{name}, in float64 (a model run in double precision)", tuple(s.double() for s in states)
+
+
 def concat_last_four(fn) -> None:
     """fn(hidden_states: a tuple of L+1 tensors (B, T, H)) -> (B, T, n·H): the last n = min(4, L+1) concatenated."""
-    for name, states in _cases():
+    for name, states in [*_cases(), _in_float64()]:
         given = tuple(s.clone() for s in states)
         got = call(fn, name, given)
         if not all(torch.equal(a, b) for a, b in zip(given, states)):
             raise ExerciseError(f"{name}: your function changed the hidden states it was given")
         _diagnose(name, got, _concat_ref(states), CONCAT_MISTAKES, _concat_ref, states)
-    passed("concat_last_four", f"{len(_cases())} models (12, 4, 2 layers and MiniLM's 6) give the "
-                               "concatenation of the top four hidden states minibert's feature tagger reads")
+        if got.dtype != states[0].dtype:  # _diagnose compares values only, and float32 is close enough to them
+            raise ExerciseError(f"{name}: your result is {got.dtype}, the states {states[0].dtype}: keep their dtype "
+                                "(torch.cat does; a buffer from torch.zeros(...) is float32 unless given dtype=)")
+    passed("concat_last_four", f"{len(_cases())} models (12, 4, 2 layers and MiniLM's 6, the 4-layer one in float32 "
+                               "and float64) give the concatenation of the top four hidden states minibert's feature "
+                               "tagger reads")
 
 
 def weighted_sum_last_four(fn) -> None:
@@ -137,16 +149,19 @@ def weighted_sum_last_four(fn) -> None:
 
 def _learned_mix(fn) -> None:
     """MiniLM's states with mix and scale as the tagger holds them, parameters that learn: large raw weights
-    (exp(90) is past float32's largest number, 3.4e38), and the gradients of a loss must reach both."""
+    (exp(90) is past float32's largest number, 3.4e38), one of them 100 below the largest (so only the largest
+    can be subtracted safely), and the gradients of a loss must reach both."""
     name, states = _cases()[-1]
-    raw = [90.0, 88.0, 89.0, 87.0]
+    raw = [90.0, 88.0, 89.0, -10.0]  # a weight learned far below the others: 100 apart
     mix, scale = torch.tensor(raw, requires_grad=True), torch.tensor(1.5, requires_grad=True)
     case = f"{name}, mix={raw} (large raw weights, as a learned mix may grow), scale=1.5, both requiring grad"
     got = call(fn, case, tuple(s.clone() for s in states), mix, scale)
     if isinstance(got, torch.Tensor) and got.shape == states[0].shape and not torch.isfinite(got).all():
-        raise ExerciseError(f"{case}: your result holds NaN or inf\n  hint: exp(90) is past float32's largest "
-                            "number (about 3.4e38), so exp(mix) / exp(mix).sum() is inf / inf = NaN; "
-                            "mix.softmax(0) subtracts the largest weight first, which changes nothing else")
+        raise ExerciseError(f"{case}: your result holds NaN or inf\n  hint: exp(90), as exp of any number past "
+                            "about 88.7, is past float32's largest number (about 3.4e38), so exp(mix) / "
+                            "exp(mix).sum() is inf / inf = NaN; subtract the *largest* weight first (mix.softmax(0) "
+                            "does), which changes nothing else and leaves every exponent ≤ 0: subtracting another "
+                            "one, such as the smallest, can still overflow")
     expected = _weighted_ref(states, mix.detach(), scale.detach())
     _diagnose(case, got, expected, WEIGHTED_MISTAKES, _weighted_ref, states, mix.detach(), scale.detach())
     if not got.requires_grad:

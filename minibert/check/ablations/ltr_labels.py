@@ -59,7 +59,7 @@ HAND = [  # (input_ids, attention_mask, lesson)
 
 
 # Another vocabulary's numbering (RoBERTa's: <s> = 0, <pad> = 1, </s> = 2): padding is not id 0, and a real token is.
-# Apart from HAND, whose count the ✓ line (kept in the notebooks' outputs) shows.
+# Apart from HAND, whose names show BERT's special ids.
 MORE = [([[0, 11, 12, 2, 1, 1], [0, 21, 2, 1, 1, 1]], [[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0]],
          "RoBERTa's numbering, <s> = 0, </s> = 2 and <pad> = 1: the mask, not the ids, says which tokens are real")]
 
@@ -126,5 +126,5 @@ def ltr_labels(fn) -> None:
         ids[torch.arange(B), lengths - 1] = SEP
         _compare(f"random batch (B, T) = ({B}, {T}), lengths {lengths.tolist()}, against "
                  "MaskingCollator(objective='ltr')", fn, ids.masked_fill(mask == 0, PAD), mask)
-    passed("ltr_labels", f"{len(HAND)} hand-computed batches and {len(cases)} random ones equal "
+    passed("ltr_labels", f"{len(HAND) + len(MORE)} hand-computed batches and {len(cases)} random ones equal "
                          "MaskingCollator(objective='ltr')'s next-token labels")

@@ -9,7 +9,9 @@ give slightly different classifiers), so the cases test what every honest linear
    100 times smaller than the rest (each feature standardised by itself): ≥ 0.9; a feature that is 0 on
    every training word (its std is 0: no 0 / 0): ≥ 0.95; three tags scored on test words 6 times as far
    out as the training words (the largest score wins, not the one nearest the one-hot 1): 1; a line
-   with 38 training words of one tag and 2 of the other (a bias, not only centred features): 1;
+   with 38 training words of one tag and 2 of the other (a bias, not only centred features): 1, and the
+   same scored on words 100 times as far out (a fit that moves with the test words fails): 1; the line's
+   test words and 5 of a tag no training word has: exactly 0.8 (those 5 count, as wrong);
 3. random labels, more dimensions than words: near chance on the test words, since nothing carries
    over (fitting on the test words, or scoring the training words, gives far more);
 4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s
@@ -116,6 +118,27 @@ def _unbalanced_line():
     return train_x, train_y, test_x, test_y
 
 
+def _unbalanced_line_scored_far_out():
+    """The training words of `_unbalanced_line` (the same 40), scored on words 100 times as far out on either
+    side: tag 0 at x in [-101, -100], tag 1 at [100, 101]. A probe fitted on those training words alone that
+    got the line's test words right has its threshold between 2 and 4, so it gets these right too; one whose
+    fit moves with the words scored (standardised with the test words' statistics too) need not."""
+    train_x, train_y, _, _ = _unbalanced_line()
+    g = torch.Generator().manual_seed(74)
+    test_x = torch.cat([-101 + torch.rand(20, 1, generator=g), 100 + torch.rand(10, 1, generator=g)])
+    return train_x, train_y, test_x, torch.tensor([0] * 20 + [1] * 10)
+
+
+def _a_tag_only_in_the_test_words():
+    """The line of `_separable_on_a_line` (tags 0 and 1), scored on its 20 test words and on 5 more of tag 2, a
+    tag no training word has (x in [5, 6]): no probe fitted on the training words can name it, so exactly
+    20 of the 25 are right."""
+    train_x, train_y, test_x, test_y = _separable_on_a_line()
+    g = torch.Generator().manual_seed(75)
+    return (train_x, train_y, torch.cat([test_x, 5 + torch.rand(5, 1, generator=g)]),
+            torch.cat([test_y, torch.full((5,), 2)]))
+
+
 def _random_labels(seed):
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(50, 64, generator=g), torch.randint(0, 4, (50,), generator=g),
@@ -219,11 +242,29 @@ SEPARABLE = [
      1.0, "a threshold at 3 separates them", "centred features alone put the threshold at the training mean, "
      "about 1.65, inside tag 0; a bias (the column of ones) moves it between the tags. Add the column after "
      "standardising: a column of ones standardised is (1 - 1) / std = 0, no bias at all"),
+    ("the line with 38 and 2 training words again, scored on test words 100 times as far out (x near -100 for "
+     "tag 0, near 100 for tag 1)", _unbalanced_line_scored_far_out, 1.0,
+     "fitted on the same training words, the threshold is the same", "a probe fitted on the training words alone "
+     "gets these right, as it did the line's own test words: its threshold cannot move with the words it scores. "
+     "Standardise with the training words' mean and std alone, not with statistics that take in the test words"),
     ("3 tags in 2 dimensions, the test words 6 times as far from the middle as the training words",
      _test_words_far_out, 1.0, "each test word lies on its tag's side, only farther out",
      "the predicted tag is the one with the largest score, however far past 1 it runs; the tag whose score is "
      "nearest the one-hot target 1 is another rule, which fails on words larger than the training words"),
 ]
+
+
+def _every_test_word_counts(fn):
+    """Exactly 20 of 25: the 5 test words of a tag no training word has count, as words tagged wrong."""
+    name = ("the line, its 20 test words and 5 more of tag 2 (x in [5, 6]), a tag that no training word has "
+            "(train_y holds 0 and 1 only)")
+    got = _accuracy(name, fn, _a_tag_only_in_the_test_words())
+    if abs(got - 0.8) > 1e-6:
+        hint = ("\n  hint: 1.0 is what leaving the 5 words of tag 2 out gives; the accuracy is over every test word "
+                "(25 here), and a word whose tag the probe never saw is one it tags wrong" if abs(got - 1.0) < 1e-6
+                else "")
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 0.8 (the 20 words of tags 0 and 1 are right, "
+                            f"the 5 of tag 2 cannot be){hint}")
 
 
 def probe(fn) -> None:
@@ -244,6 +285,7 @@ def probe(fn) -> None:
                                 "fitted on (or with) the test words, or scored on the training words, learns them "
                                 "by heart")
     _blind_to_test_labels(fn)
+    _every_test_word_counts(fn)  # after the random labels: fitting on the test words also gives 1.0 there
     data = _minilm_words()
     name = f"all-MiniLM-L6-v2, layer {MINILM_LAYER}, {len(data[1])} Brown words to fit and {len(data[3])} to score"
     got = _accuracy(name, fn, data)

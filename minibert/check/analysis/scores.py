@@ -18,7 +18,7 @@ def _as_right_padded(mask):
 
 
 def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpose=False, pooled=True,
-                by_lengths=False):
+                by_lengths=False, unclamped=False):
     """The pooled mean of probs[b, h, i, i + offset] over real (i, i + offset); the keyword arguments
     produce the usual mistakes."""
     B, nh, T, _ = probs.shape
@@ -35,6 +35,8 @@ def _offset_ref(probs, mask, offset, *, keys=True, queries=True, sign=1, transpo
     if keys:
         valid &= real[:, j]
     w = valid[:, None].to(probs.dtype)
+    if unclamped:  # each sentence's pairs counted as its length minus |offset|, negative when shorter
+        return (values * w).sum((0, 2)) / (mask.sum(1) - abs(offset)).sum()
     if pooled:
         return (values * w).sum((0, 2)) / valid.sum()
     return ((values * w).sum(2) / valid.sum(1, keepdim=True).clamp_min(1)).mean(0)  # (B, nh) -> (nh,)
@@ -111,9 +113,8 @@ def _check_all(fn, cases, *, signed=False) -> None:
                     break
                 try:
                     later = _run(fn, later_name, p, m, *a)
-                except ExerciseError:  # a later case that raises tells nothing about this one
-                    alive = set()
-                    break
+                except ExerciseError:  # a later case that raises (a sentence with no pair: 0 / 0) tells nothing
+                    continue
                 alive &= {h for h, wrong in later_mistakes if _close(later, wrong, later_atol)}
             hint = alive.pop() if len(alive) == 1 else ""
         raise ExerciseError(f"{name}:\n  expected {[round(x, 6) for x in expected.tolist()]}\n  received "
@@ -144,6 +145,9 @@ _OFFSET_MISTAKES = [
     ("this is a mean of per-sentence means; the score pools every valid pair of the batch, so a longer "
      "sentence counts for more pairs", dict(pooled=False)),
     (_BY_LENGTHS, dict(by_lengths=True)),
+    ("the pairs were counted as each sentence's length minus |offset|: a sentence shorter than |offset| has no "
+     "pair at that offset, 0 and not a negative count (max(0, L - |offset|)), or count the valid pairs themselves",
+     dict(unclamped=True)),
 ]
 
 
@@ -163,12 +167,15 @@ def offset_score(fn) -> None:
         add(f"hand case probs = {probs[0, 0].tolist()}, offset {offset}", probs, mask, offset,
             torch.tensor([expected], dtype=torch.float64))
     g = torch.Generator().manual_seed(61)
-    shapes = [(2, 3, 6, [6, 4], -1), (3, 2, 7, [7, 3, 5], 1), (2, 4, 9, [5, 9], -2), (1, 2, 5, [5], 3)]
+    # The last holds a sentence of 2 real tokens, shorter than the offset: it has no pair at all.
+    shapes = [(2, 3, 6, [6, 4], -1), (3, 2, 7, [7, 3, 5], 1), (2, 4, 9, [5, 9], -2), (1, 2, 5, [5], 3),
+              (3, 2, 6, [6, 2, 5], 3)]
     for B, nh, T, lengths, offset in shapes:
         p, m = _random_case(g, B, nh, T, lengths)
         add(f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}, offset {offset}", p, m, offset,
             _offset_ref(p, m, offset))
-    for offset in (1, -1, 0):  # padded on the left: the real tokens are wherever the mask says 1
+    left = (1, -1, 0)
+    for offset in left:  # padded on the left: the real tokens are wherever the mask says 1
         p, m = _random_case(g, 3, 2, 7, [7, 4, 5], left=True)
         add(f"random case (B, nh, T) = (3, 2, 7) padded on the LEFT, mask {m.tolist()}, offset {offset}", p, m,
             offset, _offset_ref(p, m, offset))
@@ -177,8 +184,9 @@ def offset_score(fn) -> None:
         add(f"all-MiniLM-L6-v2, layer 1, three padded sentences, offset {offset}", p, m, offset,
             _offset_ref(p, m, offset))
     _check_all(fn, cases)
-    passed("offset_score", f"4 hand-computed offsets, {len(shapes)} random padded batches and MiniLM's real "
-                           "attention agree")
+    hand = sum(name.startswith("hand case") for name, *_ in cases)
+    passed("offset_score", f"{hand} hand-computed offsets, {len(shapes) + len(left)} random padded batches "
+                           f"({len(left)} padded on the left) and MiniLM's real attention agree")
 
 
 _ENTROPY_MISTAKES = [
@@ -223,5 +231,5 @@ def attention_entropy(fn) -> None:
     p, m = _minilm_case()
     cases.append(case("all-MiniLM-L6-v2, layer 1, three padded sentences", p, m, _entropy_ref(p, m), 1e-5))
     _check_all(fn, cases, signed=True)
-    passed("attention_entropy", f"{len(hand)} hand-computed cases, {len(shapes)} random padded batches and "
-                                "MiniLM's real attention agree")
+    passed("attention_entropy", f"{len(hand)} hand-computed cases, {len(shapes) + 1} random padded batches (1 "
+                                "padded on the left) and MiniLM's real attention agree")

@@ -20,8 +20,33 @@ def token_types(input_ids: torch.Tensor, sep_id: int) -> torch.Tensor:
     the token after the first [SEP] through the second, 0 elsewhere (A, its [SEP], padding, and every
     token of a row with one sentence)."""
     is_sep = (input_ids == sep_id).long()
-    before = is_sep.cumsum(-1) - is_sep  # [SEP]s strictly before each position
-    return (before == 1).long()
+    upto = is_sep.cumsum(-1)
+    before = upto - is_sep  # [SEP]s strictly before each position
+    # One [SEP] before t and another at t or after it: t is in B. Padding after a lone [SEP] is not.
+    return ((before == 1) & (upto[:, -1:] - before >= 1)).long()
+
+
+def _type_mistakes(ids: torch.Tensor, sep_id: int):
+    """(the (B, T) types a known mistake gives, its message), for rows as the tokenizer writes them."""
+    is_sep = (ids == sep_id).long()
+    upto, before = is_sep.cumsum(-1), is_sep.cumsum(-1) - is_sep  # [SEP]s up to t, and strictly before t
+    lone = "a row with one [SEP] is one sentence, type 0 throughout: the padding after its [SEP] is no sentence B"
+    return [(torch.zeros_like(ids), "every token got segment row 0: the tokens after the first [SEP] are sentence "
+                                    "B, type 1"),
+            (before == 1, f"{lone}; type 1 needs a second [SEP] after it, the one that closes B"),
+            (before >= 1, "padding after the last [SEP] has type 0 (the tokenizer pads token_type_ids with 0), and "
+                          f"{lone}"),
+            (upto >= 1, "the first [SEP] closes sentence A, so it has type 0; B runs from the token after it "
+                        "through the second [SEP]; padding is 0"),
+            (upto == 1, "the first [SEP] closes sentence A, so it has type 0; B starts after it"),
+            ((before == 1) & (is_sep == 0), "the second [SEP] closes sentence B: it has type 1, and padding after "
+                                            "it type 0")]
+
+
+def _layer_norm(x: torch.Tensor, eps: float = 1e-12) -> torch.Tensor:
+    """LayerNorm over the last axis, γ = 1, β = 0."""
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(((x - mean) ** 2).mean(-1, keepdim=True) + eps)
 
 
 def _embed_case(fn, name, ids, sep_id, word, position, segment, weight=None, bias=None, eps=1e-12):
@@ -118,19 +143,24 @@ def _segments(fn) -> None:
 
 
 def _a_batch(fn) -> None:
-    # 5. A batch of two with all three tables. Word rows w1 = [2, 0, 0, 0], w2 = [0, 0, 2, 0], w0 = 0;
-    #    position rows p0 = 0, p1 = [0, 0, 0, 2]; segment rows s0 = 0, s1 = [0, 2, 0, 0].
-    #    (0, 0): w1 + s0 + p0 = [2, 0, 0, 0]: mean 0.5, deviations 0.5·[3, -1, -1, -1], variance
-    #    0.25·12/4 = 0.75, std 0.5·√3, so [3, -1, -1, -1]/√3. Likewise (0, 1): w2 + s1 + p1 = [0, 2, 2, 2]
-    #    -> [-3, 1, 1, 1]/√3; (1, 0): w2 + s0 + p0 -> [-1, -1, 3, -1]/√3;
-    #    (1, 1): w0 + s0 + p1 -> [-1, -1, -1, 3]/√3.
-    name = ("a batch of two: input_ids [[1, 2], [2, 0]], sep_id 1 (so the types are [[0, 1], [0, 0]]), word rows "
-            "[0, 0, 0, 0], [2, 0, 0, 0], [0, 0, 2, 0], position rows [0, 0, 0, 0], [0, 0, 0, 2], [0, 2, 0, 0], "
-            "segment rows [0, 0, 0, 0], [0, 2, 0, 0]")
-    got = _embed_case(fn, name, [[1, 2], [2, 0]], 1, [Z, [2, 0, 0, 0], [0, 0, 2, 0]],
-                      [Z, [0, 0, 0, 2], [0, 2, 0, 0]], [Z, [0, 2, 0, 0]])
-    expected = _t([[[3, -1, -1, -1], [-3, 1, 1, 1]], [[-1, -1, 3, -1], [-1, -1, -1, 3]]]) / math.sqrt(3)
-    _expect(name, got, expected, hint="each of the B·T outputs is LayerNorm(word[id] + segment[type] + position[t])")
+    # 5. A batch of two with all three tables: a pair then padding, [CLS] a [SEP] b [SEP] [PAD] (ids 2, 3, 1, 4, 1,
+    #    0; [SEP] = 1), types [0, 0, 0, 1, 1, 0], and one sentence then padding, [CLS] a [SEP] [PAD] [PAD] [PAD]
+    #    (ids 2, 3, 1, 0, 0, 0), types all 0: its padding comes after a lone [SEP], so it is no sentence B. Each
+    #    output is the LayerNorm of word[id] + segment[type] + position[t]; row 0: [2, 0, 0, 0], [1, 2, 0, 0],
+    #    [0, 1, 0, 2], [0, 2, 5, 0], [0, 2, 2, 3], [1, 1, 0, 0]; row 1 the same up to its [SEP], then
+    #    [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 0, 0] (the position rows alone).
+    ids = _t([[2, 3, 1, 4, 1, 0], [2, 3, 1, 0, 0, 0]], torch.long)
+    W = _t([Z, [0, 0, 0, 2], [2, 0, 0, 0], [0, 2, 0, 0], [0, 0, 2, 0]])
+    P = _t([Z, [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 0, 0]])
+    S = _t([Z, [0, 2, 2, 0]])
+    name = (f"a batch of two: input_ids {ids.tolist()} ([CLS] a [SEP] b [SEP] [PAD], and [CLS] a [SEP] [PAD] [PAD] "
+            "[PAD]), sep_id 1, so the types are [[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 0, 0]]; word rows "
+            f"{W.int().tolist()}, position rows {P.int().tolist()}, segment rows {S.int().tolist()}")
+    got = _embed_case(fn, name, ids.tolist(), 1, W.tolist(), P.tolist(), S.tolist())
+    out = lambda types: _layer_norm(W[ids] + S[types.long()] + P[:6])  # noqa: E731  (B, T) types -> outputs
+    _expect(name, got, out(_t([[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 0, 0]], torch.long)),
+            bugs=[(out(types), why) for types, why in _type_mistakes(ids, 1)],
+            hint="each of the B·T outputs is LayerNorm(word[id] + segment[type] + position[t])")
 
 
 def _separators(fn) -> None:
@@ -143,19 +173,8 @@ def _separators(fn) -> None:
     name = (f"a pair and a single sentence, padded: input_ids {ids.tolist()}, sep_id 2, [PAD] 0, segment table "
             f"{S}, constant word and position rows")
     got = _embed_case(fn, name, ids.tolist(), 2, [[i] * 4 for i in range(4)], [[t] * 4 for t in range(7)], S)
-    is_sep = (ids == 2).long()
-    upto, before = is_sep.cumsum(-1), is_sep.cumsum(-1) - is_sep  # [SEP]s up to t, and strictly before t
     rows = lambda types: _t(S)[types.long()]  # noqa: E731  (B, T) types -> (B, T, 4): their segment rows
-    _expect(name, got, rows(token_types(ids, 2)),
-            bugs=[(rows(torch.zeros_like(ids)), "every token got segment row 0: the tokens after the first [SEP] "
-                                                "are sentence B, type 1"),
-                  (rows(before >= 1), "padding after the last [SEP] has type 0 (the tokenizer pads token_type_ids "
-                                      "with 0), and a row with one [SEP] is one sentence, type 0 throughout"),
-                  (rows(upto >= 1), "the first [SEP] closes sentence A, so it has type 0; B runs from the token "
-                                    "after it through the second [SEP]; padding is 0"),
-                  (rows(upto == 1), "the first [SEP] closes sentence A, so it has type 0; B starts after it"),
-                  (rows((before == 1) & (is_sep == 0)), "the second [SEP] closes sentence B: it has type 1, and "
-                                                         "padding after it type 0")],
+    _expect(name, got, rows(token_types(ids, 2)), bugs=[(rows(types), why) for types, why in _type_mistakes(ids, 2)],
             hint="type 1 from the token after the first [SEP] through the second [SEP], 0 everywhere else")
 
 

@@ -183,7 +183,7 @@ def causal_mask(fn) -> None:
 
 
 def _check_causal(name, got, attention_mask):
-    """Type, shape, then values, each with a hint; 0/1 integers are accepted as booleans."""
+    """Type, shape, values, then the dtype (bool), each with a hint."""
     B, T = attention_mask.shape
     expected = _causal(attention_mask)
     if not isinstance(got, torch.Tensor):
@@ -198,9 +198,14 @@ def _check_causal(name, got, attention_mask):
                 (B, T, T): "add the head axis, so that the mask broadcasts over heads: mask[:, None]"}
         raise ExerciseError(f"{name}: expected shape {(B, 1, T, T)}, received shape {tuple(got.shape)}\n  hint: "
                             + hint.get(tuple(got.shape), "(B, 1, T, T): axis 2 the queries, axis 3 the keys"))
-    got = got.bool()
-    if not torch.equal(got, expected):
-        hint = next((m for wrong, m in _causal_mistakes(attention_mask) if torch.equal(got, wrong)),
+    values = got.bool()
+    if not torch.equal(values, expected):
+        hint = next((m for wrong, m in _causal_mistakes(attention_mask) if torch.equal(values, wrong)),
                     "query i may attend key j when j ≤ i and key j is a real token")
-        show = "" if B * T * T > 48 else f"\n  expected {expected.int().tolist()}\n  received {got.int().tolist()}"
+        show = "" if B * T * T > 48 else f"\n  expected {expected.int().tolist()}\n  received {values.int().tolist()}"
         raise ExerciseError(f"{name}: wrong mask{show}\n  hint: {hint}")
+    # An integer 0/1 mask is neither kind SDPA takes (it raises), and masked_fill refuses it too.
+    if got.dtype != torch.bool:
+        raise ExerciseError(f"{name}: the pattern is right, but the mask holds {got.dtype} 0/1, not booleans\n  hint: "
+                            "F.scaled_dot_product_attention takes a bool mask (or a float one, added to the scores) "
+                            "and masked_fill a bool one; build the triangle with dtype=torch.bool, or end with .bool()")

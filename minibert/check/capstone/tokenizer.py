@@ -31,8 +31,7 @@ CASES = [
                             "when WordPiece gets stuck, the WHOLE word is one [UNK]"),
     ("x" * 101, ["[UNK]"], "a word of more than 100 characters is [UNK] without trying WordPiece"),
 ]
-# More hand cases, their pieces read off minibert's Tokenizer; apart from CASES, whose count the ✓ line (kept in
-# the notebooks' outputs) shows.
+# More hand cases, their pieces read off minibert's Tokenizer (CASES are written out by hand).
 MORE = [
     ("x" * 100, "a word of exactly 100 characters is still cut by WordPiece: only MORE than 100 is [UNK]"),
     ("del\x7fete", "a control character (U+007F, category Cc) is dropped, not a space: 'delete' is one word"),
@@ -157,5 +156,6 @@ def tokenizer_ids(fn) -> None:
     texts = [x["text"] for x in load_task("sentiment", "dev")]
     for text in texts:
         _compare(fn, text, vocab, tokenizer.encode(text)["input_ids"][1:-1])
-    passed("tokenizer_ids", f"{len(CASES)} hand cases and the {len(texts):,} dev snippets of the sentiment task "
-                            "give minibert's ids")
+    passed("tokenizer_ids", f"{len(CASES) + len(MORE)} hand cases ({len(CASES)} of them again in the course "
+                            f"model's vocabulary) and the {len(texts):,} dev snippets of the sentiment task give "
+                            "minibert's ids")

@@ -108,9 +108,23 @@ def forward_flops(fn) -> None:
                             "configs agree with torch.utils.flop_counter on minibert.BertModel")
 
 
+def _is_float(got) -> bool:
+    """A Python, numpy or torch float, whatever its value (848.0 is a float, not an int)."""
+    if isinstance(got, torch.Tensor):
+        return got.is_floating_point()
+    return isinstance(got, float) or (type(got).__module__ == "numpy" and getattr(got, "dtype", None) is not None
+                                      and got.dtype.kind == "f")
+
+
 def _count(fn, name, config, T) -> int:
     got = call(fn, name, copy.deepcopy(config), T)
     count = as_count(got)
     if count is None:
         raise ExerciseError(f"{name}: expected an integer number of FLOPs, received {got!r} ({type(got).__name__})")
+    # The right number as a float: the exercise asks for an int, and a float count stops being exact past 2**53.
+    if _is_float(got):
+        raise ExerciseError(f"{name}: expected an int, received {got!r} ({type(got).__name__}), a whole number held "
+                            "as a float\n  hint: / always gives a float in Python, even when it divides exactly "
+                            "(H / nh is 16.0 for H = 64, nh = 4): use // (nh divides H), or count the heads "
+                            "together, nh · hs = H")
     return count

@@ -220,6 +220,10 @@ def encoder_layer(fn) -> None:
                       f"{lengths.tolist()}", torch.randn(B, T, H, generator=g), random_mask)]
             if i == 0:
                 cases.append(("layer 0 of all-MiniLM-L6-v2, no padding (key_mask=None)", hidden[0], None))
+                # A batch of one can hold padding too (a sentence padded to a fixed length): the mask still applies.
+                r = int((~real_mask).flatten(1).any(1).nonzero()[0])  # a padded row of the real batch
+                cases.append((f"layer 0 of all-MiniLM-L6-v2, a batch of one padded sequence (B = 1, "
+                              f"{int(real_mask[r].sum())} real tokens of {T})", hidden[0][r:r + 1], real_mask[r:r + 1]))
             for name, xi, mask in cases:
                 _layer_case(fn, name, layer, xi, mask, layer(xi, mask)[0], atol=1e-4, check_twice=n == 0)
                 n += 1

@@ -51,6 +51,9 @@ _HAND = [
     ("bert/encoder/layer_0/attention/self/query/kernel/adam_m", _K, None, None),
     ("bert/pooler/dense/bias/adam_v", np.zeros(3, np.float32), None, None),
     ("global_step", np.array(1000, dtype=np.int64), None, None),
+    # A float64 array (a checkpoint written from numpy's default dtype) stays float64: only the layout changes.
+    ("bert/encoder/layer_0/output/dense/bias", np.array([0.1, 0.2]), "encoder.layer.0.output.dense.bias",
+     np.array([0.1, 0.2])),
 ]
 
 
@@ -102,6 +105,11 @@ def _case(fn, name: str, value, expected_key, expected_value) -> None:
     if tensor is None:
         raise ExerciseError(f"{case}: the second element must be a tensor (or a numpy array), "
                             f"received {type(got[1]).__name__}")
+    if tensor.shape == expected.shape and tensor.dtype != expected.dtype:
+        raise ExerciseError(f"{case}: expected a {expected.dtype} tensor (the array's dtype), received "
+                            f"{tensor.dtype}\n  hint: keep the array's dtype, only the layout changes: "
+                            "torch.tensor(value) or torch.from_numpy(value), without dtype= (a cast to float32 "
+                            "rounds float64 values)")
     if tensor.shape != expected.shape or not torch.equal(tensor.to(expected.dtype), expected):
         if tensor.dim() == 2 and tensor.shape == expected.T.shape and torch.equal(tensor.to(expected.dtype), expected.T):
             hint = ("a dense layer's kernel is stored (in_features, out_features); nn.Linear's weight is "

@@ -41,23 +41,35 @@ def _rows(lengths: list[int], T: int, seed: int):
     return ids, special
 
 
-def _count_hint(n: int, got: int, T: int, n_special: int, cap: int | None) -> str:
-    """Name the rule that gives `got` selections for a row of n candidates, if we know it."""
-    x = n * MLM
+def _count_rules(T: int, cap: int | None):
+    """(a known wrong rule, (candidates n, specials s) -> count, what it gets wrong)."""
+    def capped(k: int) -> int:
+        return min(k, cap) if cap is not None else k
+    return [
+        (lambda n, s: capped(max(1, math.floor(n * MLM))), "you rounded down (int() or floor); take round(0.15 * n)"),
+        (lambda n, s: capped(max(1, math.floor(n * MLM + 0.5))),
+         "you rounded a half up (int(0.15 * n + 0.5), as at school); the rule asks for Python's round(0.15 * n), "
+         "which sends a half to the even number: round(4.5) = 4, round(5.5) = 6"),
+        (lambda n, s: min(max(1, round(T * MLM)), cap or T), "you took 15% of the padded length T; count only the "
+                                                             "row's candidates (special_tokens_mask False)"),
+        (lambda n, s: min(max(1, round((n + s) * MLM)), cap or T), "you counted [CLS], [SEP] or [PAD] in the 15% "
+                                                                   "(Google's code counts [CLS] and [SEP]); count "
+                                                                   "only the candidates"),
+    ]
+
+
+def _count_hint(b: int, rows: list[tuple[int, int, int]], T: int, cap: int | None) -> str:
+    """Name the rule that gives row b's count, if we know it; `rows`: (candidates, specials, count received)
+    of every row of the call."""
+    n, _, got = rows[b]
     if cap is not None and got > cap:
         return f"never more than max_predictions={cap} per row: min(max_predictions, ...)"
     if got == 0 and n:
         return "a row whose 15% rounds to 0 still gets one prediction: max(1, round(0.15 * n))"
-    guesses = [
-        (math.floor(x), "you rounded down (int() or floor); take round(0.15 * n)"),
-        (min(max(1, round(T * MLM)), cap or T), "you took 15% of the padded length T; count only the row's "
-                                                "candidates (special_tokens_mask False)"),
-        (min(max(1, round((n + n_special) * MLM)), cap or T), "you counted [CLS], [SEP] or [PAD] in the 15% "
-                                                              "(Google's code counts [CLS] and [SEP]); count only "
-                                                              "the candidates"),
-    ]
-    for k, hint in guesses:
-        if got == k != expected_count(n, cap):
+    # A rule is named only when it gives the count received on every row with candidates: on 30 candidates,
+    # rounding 4.5 up and counting [CLS] and both [SEP]s (4.95) both give 5, the other rows tell them apart.
+    for rule, hint in _count_rules(T, cap):
+        if all(min(rule(n_r, s_r), n_r) == got_r for n_r, s_r, got_r in rows if n_r):
             return hint
     return ("select EXACTLY k = min(max_predictions, max(1, round(0.15 * n))) positions per row, e.g. the k "
             "candidates with the smallest random keys (a coin per token gives k only on average)")
@@ -95,12 +107,13 @@ def _mask_problem(case: str, ids, special, cap, out, check_count: bool = True,
         return (f"{case}: position ({b}, {t}) was changed from {int(ids[b, t])} to {int(masked[b, t])} but has "
                 "label -100\n  hint: only selected positions may change, and every selected position "
                 "carries its original id as label")
-    for b in range(ids.shape[0] if check_count else 0):
-        n, got_k = int((~special[b]).sum()), int((labels[b] != IGNORE).sum())
+    rows = [(int((~special[b]).sum()), int((special[b] & (ids[b] != PAD)).sum()), int((labels[b] != IGNORE).sum()))
+            for b in range(ids.shape[0])]  # (candidates, [CLS] and [SEP]s, selected) per row
+    for b, (n, _, got_k) in enumerate(rows if check_count else []):
         if got_k != expected_count(n, cap):
-            hint = _count_hint(n, got_k, ids.shape[1], int((special[b] & (ids[b] != PAD)).sum()), cap)
             return (f"{case}: row {b} has {n} candidates, so it must get exactly {expected_count(n, cap)} "
-                    f"selected (max_predictions={cap}); received {got_k}\n  hint: {hint}")
+                    f"selected (max_predictions={cap}); received {got_k}\n  hint: "
+                    + _count_hint(b, rows, ids.shape[1], cap))
     changed = (labels != IGNORE) & (masked != ids) & (masked != mask_id)
     bad = masked[changed & ((masked < 0) | (masked >= vocab_size))]
     if len(bad):
@@ -159,8 +172,9 @@ def _exact_counts(fn, where: str) -> None:
     ids = torch.tensor([[CLS, SEP, PAD, PAD]])
     _masking_run(fn, f"input_ids = {ids.tolist()} (specials only), {where}, max_predictions=20",
                  ids, torch.ones_like(ids, dtype=torch.bool), 20, _seeded(0))
-    # by hand: 3 candidates (15% rounds to 0: one), 17 (2.55: three), 200 with and without the cap
-    for lengths, T, cap in (([3, 1], 8, 20), ([17], 24, 20), ([200, 40], 210, 20), ([200], 210, None),
+    # by hand: 3 candidates (15% rounds to 0: one), 17 (2.55: three), 200 with and without the cap, 30 (4.5:
+    # round() sends a half to the even number, four) and 7 (1.05: one)
+    for lengths, T, cap in (([3, 1], 8, 20), ([17], 24, 20), ([200, 40], 210, 20), ([200, 30, 7], 210, None),
                             ([5, 0, 60], 64, 2)):
         ids, special = _rows(lengths, T, seed=len(lengths) + T)
         case = (f"rows of {lengths} candidates padded to T={T} ([CLS]={CLS}, [SEP]={SEP}, [PAD]={PAD}), "

@@ -61,6 +61,13 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         raise ExerciseError(f"{case}: expected a list of two dicts, received {type(groups).__name__}\n  hint: "
                             "return [{'params': [...], 'weight_decay': wd}, {'params': [...], 'weight_decay': 0.0}]")
     groups = list(groups)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    lacking = [kind for kind, big in (("matrix", True), ("parameter of fewer than 2 dimensions", False))
+               if not any((p.ndim >= 2) == big for p in trainable)]
+    if len(groups) == 1 and lacking:  # the empty group left out: AdamW takes it, and the exercise asks for two
+        raise ExerciseError(f"{case}: received one group; this model has no trainable {lacking[0]}, so one of the "
+                            "two groups is empty, and it is still returned\n  hint: always return both groups, an "
+                            "empty one included: AdamW takes a group whose 'params' is []")
     if len(groups) != 2 or not all(isinstance(g, dict) and "params" in g and "weight_decay" in g for g in groups):
         raise ExerciseError(f"{case}: expected two dicts, each with 'params' and 'weight_decay'; received "
                             f"{[sorted(g) if isinstance(g, dict) else type(g).__name__ for g in groups]}")
@@ -99,7 +106,6 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         raise ExerciseError(f"{case}: the groups' weight_decay values are {decays}, expected {weight_decay} for one "
                             "and 0.0 for the other")
     decay, no_decay = (params[0], params[1]) if decays[0] == weight_decay else (params[1], params[0])
-    trainable = [p for p in model.parameters() if p.requires_grad]
     frozen = [p for p in model.parameters() if not p.requires_grad]
     if any(id(p) in listed for p in frozen):
         raise ExerciseError(f"{case}: frozen parameters (requires_grad=False) are in a group: "
@@ -121,7 +127,11 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         hint = ("decide by shape, not by name: every LayerNorm gain and every bias is 1-D (p.ndim < 2), every "
                 "other weight a matrix; minibert calls its norms attention_norm and ffn_norm, which no rule "
                 "looking for 'LayerNorm' finds")
-        if any(p.ndim == 0 for p in trainable if id(p) not in listed):
+        if missing and _names(model, _beside_frozen_weights(model)) == missing:
+            hint = ("requires_grad belongs to each parameter, not to its module: a frozen weight leaves the bias "
+                    "beside it trainable (BitFit trains the biases alone); test p.requires_grad parameter by "
+                    "parameter")
+        elif any(p.ndim == 0 for p in trainable if id(p) not in listed):
             hint = ("a 0-D parameter (a learned scalar) has fewer than 2 dimensions too: it belongs with the 1-D "
                     "ones; test p.ndim < 2 (or put every parameter in one group or the other), not p.ndim == 1")
         elif any("bias" in n for n in wrongly_spared):
@@ -136,6 +146,16 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
         elif any(n.endswith(".bias") for n in wrongly_decayed):
             hint = "biases are 1-D too: no decay on any parameter with p.ndim < 2"
         raise ExerciseError("\n".join(lines) + f"\n  hint: {hint}")
+
+
+def _beside_frozen_weights(model) -> list[torch.Tensor]:
+    """The trainable parameters of the modules whose `weight` is frozen (a bias beside a frozen weight)."""
+    out = []
+    for module in model.modules():
+        weight = getattr(module, "weight", None)
+        if isinstance(weight, torch.Tensor) and not weight.requires_grad:
+            out += [p for p in module.parameters(recurse=False) if p.requires_grad]
+    return out
 
 
 def _one_step_agrees(fn) -> None:
@@ -163,14 +183,17 @@ def parameter_groups(fn) -> None:
     frozen = _bert()
     frozen.bert.embeddings.position_embeddings.weight.requires_grad_(False)
     frozen.bert.embeddings.layer_norm.bias.requires_grad_(False)
-    _check(fn, frozen, "BERT with its position embeddings and one LayerNorm bias frozen", 0.05)
+    frozen.bert.encoder.layers[0].attention.query.weight.requires_grad_(False)  # its bias is still trained
+    _check(fn, frozen, "BERT with its position embeddings, one LayerNorm bias and one query weight frozen (the "
+                       "query's bias still trained)", 0.05)
     _check(fn, _bert().to(torch.bfloat16), "minibert's BertForPreTraining in bfloat16 (model.to(torch.bfloat16))",
            0.01)
     _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table, a tied "
                            "output layer, a 3-D weight `mix`, a 0-D scalar `temperature`, a (1, 6) matrix `row` and "
                            "a 2-D table `relative_attention_bias`", 0.01)
+    _check(fn, nn.LayerNorm(6), "torch.nn.LayerNorm(6) alone: no matrix, so the decayed group is empty", 0.01)
     _one_step_agrees(fn)
-    passed("parameter_groups", "4 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
-                               "a tied weight, a 3-D one and a 0-D one): decay on every matrix, none on every "
-                               "parameter of fewer than 2 dimensions, each trainable tensor once; one AdamW step "
-                               "equals minibert's")
+    passed("parameter_groups", "5 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
+                               "a tied weight, a 3-D one and a 0-D one, a LayerNorm alone): decay on every matrix, "
+                               "none on every parameter of fewer than 2 dimensions, each trainable tensor once; one "
+                               "AdamW step equals minibert's")

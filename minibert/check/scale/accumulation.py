@@ -25,6 +25,8 @@ HAND = [
                            "micro_batch_tokens // seq_len; 4 passes of 3"),
     (96, 128, 3, 1_408, 4, "3 processes × 32 sequences, 11 fit per pass: 3 passes would split the batch of 96 "
                            "evenly but not a process's 32; 4 passes of 8"),
+    (192, 512, 3, 12_800, 4, "3 processes × 64 sequences, 25 fit per pass: 4 passes of 16 each; the whole batch "
+                             "would take 8 passes of 24, but 8 passes do not share out evenly among 3 processes"),
     (8, 512, 1, 1_000, 8, "8 sequences, room for one of 512: 8 passes of 1 (the whole share is a divisor too)"),
     (256, 512, 1, 512, 256, "256 sequences, room for one of 512: 256 passes of 1, however many that is"),
 ]
@@ -65,6 +67,9 @@ def _guesses(batch_size, seq_len, processes, micro_batch_tokens) -> list[tuple[f
         (next(g for g in (2 ** e for e in range(per_process.bit_length() + 1))
               if g >= per_process or (per_process % g == 0 and per_process // g <= fits)),
          "only powers of two were tried: the fewest passes may be 3, 5, 6, ...; try every g that divides the share"),
+        (math.ceil(_fewest(batch_size, max(fits, 1)) / processes),
+         "these are the whole batch's fewest passes, shared out among the processes: each process splits its own "
+         "share, batch_size / processes sequences, so take the fewest passes g that divide the share"),
         (_fewest(batch_size * processes, max(fits, 1)),
          "batch_size × processes sequences: batch_size is the whole step's, shared by the processes, so each runs "
          "batch_size / processes"),

@@ -27,6 +27,8 @@ HAND = [  # (x, attention_mask, lesson)
     (_grid(2, 4), [[0, 0, 1, 1], [1, 1, 1, 0]],
      "the mask decides which tokens are real, not the lengths: here row 0 is padded on the left"),
     (_grid(2, 3), [[1, 1, 1], [1, 1, 1]], "nothing padded: N = B·T, and the indices count 0 .. B·T - 1"),
+    (_grid(2, 3, 2, dtype=torch.float), [[0, 1, 0], [0, 0, 0]],
+     "one real token in the whole batch: packed is still (N, H) = (1, 2), and indices (1,)"),
 ]
 
 
@@ -83,6 +85,8 @@ def _unpad_case(fn, name, x, mask):
         shape = tuple(packed.shape) if isinstance(packed, torch.Tensor) else type(packed).__name__
         hint = (" (this keeps every position: multiplying by the mask zeroes [PAD] but keeps its FLOPs; pack the real "
                 "tokens into one dimension of N)" if shape == tuple(x.shape) else
+                " (the N axis is gone: with one real token N is 1, and .squeeze() drops every axis of size 1; "
+                ".squeeze(1) or .flatten() keeps it)" if len(right_packed) == 1 and shape == tuple(x.shape[2:]) else
                 f" (N = {len(right_packed)} tokens, each with all of x's trailing axes {tuple(x.shape[2:])}: "
                 "x.flatten(0, 1)[indices])" if shape[:1] == (len(right_packed),) else "")
         raise ExerciseError(f"{show}\n  expected packed x of shape {tuple(right_packed.shape)}, received {shape}{hint}")
@@ -150,8 +154,7 @@ def _random_cases(seed: int):
 
 
 def _four_axes():
-    """x (B, T, nh, hs), as attention holds it per head: "any trailing dimensions" is more than one. Not
-    counted in the ✓ lines, which the notebooks' stored outputs show."""
+    """x (B, T, nh, hs), as attention holds it per head: "any trailing dimensions" is more than one."""
     mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]])
     return [("a (B, T, nh, hs) = (3, 5, 2, 3) batch, two trailing axes: each real token keeps its (2, 3) block",
              torch.arange(90.0).view(3, 5, 2, 3), mask)]
@@ -164,8 +167,9 @@ def unpad_input(fn) -> None:
     cases = _random_cases(102)
     for name, x, mask in cases + _four_axes():
         _unpad_case(fn, name, x, mask)
-    passed("unpad_input", f"{len(HAND)} hand-computed batches and {len(cases)} random and real ones equal "
-                          "minibert.model.unpad_input, and pad_input puts them back")
+    passed("unpad_input", f"{len(HAND) + len(_four_axes())} hand-computed batches (one with two trailing axes) and "
+                          f"{len(cases)} random and real ones equal minibert.model.unpad_input, and pad_input puts "
+                          "them back")
 
 
 def pad_input(fn) -> None:
@@ -175,5 +179,6 @@ def pad_input(fn) -> None:
     cases = _random_cases(103)
     for name, x, mask in cases + _four_axes():
         _pad_case(fn, name, x, mask)
-    passed("pad_input", f"{len(HAND)} hand-computed batches and {len(cases)} random and real ones equal "
-                        "minibert.model.pad_input: every token back at b·T + t, zeros at [PAD]")
+    passed("pad_input", f"{len(HAND) + len(_four_axes())} hand-computed batches (one with two trailing axes) and "
+                        f"{len(cases)} random and real ones equal minibert.model.pad_input: every token back at "
+                        "b·T + t, zeros at [PAD]")

@@ -2,7 +2,8 @@
 With top_layers=0 the encoder is all of `model.bert` (embeddings, layers and the pooler, as minibert's
 `--freeze-encoder` freezes it) and only the classifier learns, K·H + K numbers; with top_layers=k > 0
 the top k layers of `model.bert.encoder.layers` and the pooler above them learn too (the next step
-between the frozen encoder of §5.3 and fine-tuning every weight)."""
+between the frozen encoder of §5.3 and fine-tuning every weight). The count is of numbers, whatever their
+dtype: one model is held in bfloat16."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from ...heads import BertForSequenceClassification
 from ..common import ExerciseError, call, passed
 
 
-def _model(seed: int, H: int, K: int, L: int = 2):
+def _model(seed: int, H: int, K: int, L: int = 2, dtype=torch.float32):
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=60, hidden_size=H, num_hidden_layers=L, num_attention_heads=2,
                         intermediate_size=2 * H, max_position_embeddings=16, num_labels=K)
-    return BertForSequenceClassification(config).train()
+    return BertForSequenceClassification(config).to(dtype).train()
 
 
 def trainable_names(model, k: int) -> set[str]:
@@ -60,14 +61,19 @@ def _hint(model, got, k: int) -> str:
             return "that is the count of all the parameters; count only those with requires_grad"
         if got == len(trainable):
             return "that counts parameter tensors; count their numbers, p.numel()"
+        dtype = next(model.parameters()).dtype
+        if dtype != torch.float32 and got == sum(p.nbytes // 4 for p in model.parameters() if p.requires_grad):
+            return (f"that is their bytes over 4; this model is held in {dtype}, "
+                    f"{next(model.parameters()).element_size()} bytes a number: count the numbers, p.numel()")
         return "the model is frozen right, but the count is wrong"
     return f"keep trainable: the classifier (K·H + K = {K}·{H} + {K})" + (
         f", the top {k} of the {L} layers and the pooler" if k else "")
 
 
-# (seed, H, K, L, top_layers); the last has 12 layers, where "layers.1" is a prefix of "layers.10" and "layers.11"
-CASES = [(74, 32, 3, 2, 0), (75, 48, 2, 2, 0), (76, 32, 2, 3, 1), (77, 32, 2, 3, 2), (78, 32, 2, 3, 3),
-         (80, 16, 2, 12, 2)]
+# (seed, H, K, L, top_layers, dtype); the last has 12 layers, where "layers.1" is a prefix of "layers.10" and
+# "layers.11"; one is held in bfloat16, as a model fine-tuned in bf16 is (2 bytes a number, not 4)
+CASES = [(74, 32, 3, 2, 0, torch.float32), (75, 48, 2, 2, 0, torch.float32), (76, 32, 2, 3, 1, torch.float32),
+         (77, 32, 2, 3, 2, torch.bfloat16), (78, 32, 2, 3, 3, torch.float32), (80, 16, 2, 12, 2, torch.float32)]
 AGAIN = (79, 32, 2, 3, (0, 2, 1))  # one model, frozen by one call and then given others: k = 0, then 2, then 1
 
 
@@ -101,15 +107,17 @@ def _check_one(fn, model, name: str, k: int, seed: int, before: str = "") -> Non
 
 def freeze_encoder(fn) -> None:
     """fn(model: BertForSequenceClassification, top_layers) -> the number of trainable parameters left."""
-    for seed, H, K, L, k in CASES:
-        _check_one(fn, _model(seed, H, K, L), f"BertForSequenceClassification, H={H}, K={K}, {L} layers, "
-                   f"top_layers={k}", k, seed)
+    for seed, H, K, L, k, dtype in CASES:
+        held = "" if dtype == torch.float32 else f", held in {str(dtype).removeprefix('torch.')}"
+        _check_one(fn, _model(seed, H, K, L, dtype), f"BertForSequenceClassification, H={H}, K={K}, {L} layers"
+                   f"{held}, top_layers={k}", k, seed)
     seed, H, K, L, ks = AGAIN
     model = _model(seed, H, K, L)
     for i, k in enumerate(ks):
         before = f"the call with top_layers={ks[i - 1]}" if i else ""
         _check_one(fn, model, f"one BertForSequenceClassification ({L} layers) given top_layers="
                    + ", then ".join(map(str, ks[:i + 1])), k, seed, before)
-    passed("freeze_encoder", f"{len(CASES)} models (2, 3 and 12 layers): with top_layers=0 only W and b train "
-                             "(K·H + K numbers); with k > 0 the top k layers and the pooler too, and no gradient "
-                             "reaches the rest; one model frozen by a call, then unfrozen to its top 2 layers, then 1")
+    passed("freeze_encoder", f"{len(CASES)} models (2, 3 and 12 layers, one in bfloat16): with top_layers=0 only W "
+                             "and b train (K·H + K numbers); with k > 0 the top k layers and the pooler too, and no "
+                             "gradient reaches the rest; one model frozen by a call, then unfrozen to its top 2 "
+                             "layers, then 1")

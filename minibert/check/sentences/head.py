@@ -187,11 +187,12 @@ def _labels(kind, B, K, generator):
     return torch.randint(0, 2, (B, K), generator=generator).to(torch.float64)
 
 
-def _large_logits(fn) -> None:
+def _large_logits(fn) -> int:
     """A confident head in float32, logits past ±100, and labels that contradict it: the loss is large but
     finite, and log(softmax) or log(sigmoid) taken apart reach log(0) there. After the moderate cases, so a
-    failure here is the numerics, not the formula."""
-    for seed, (kind, K) in enumerate((("single_label_classification", 3), ("multi_label_classification", 3))):
+    failure here is the numerics, not the formula. Returns how many cases it checked."""
+    kinds = (("single_label_classification", 3), ("multi_label_classification", 3))
+    for seed, (kind, K) in enumerate(kinds):
         g = torch.Generator().manual_seed(74 + seed)
         h, Wp, bp = torch.randn(4, 3, 8, generator=g), torch.randn(8, 8, generator=g), torch.randn(8, generator=g)
         W, b = torch.randn(K, 8, generator=g) * 30, torch.zeros(K)
@@ -199,6 +200,7 @@ def _large_logits(fn) -> None:
         labels = logits.argmin(-1) if kind == "single_label_classification" else (logits < 0).float()  # all wrong
         _check_loss(f"large logits (up to {logits.abs().max().item():.0f}, float32), labels the head gets wrong",
                     fn, h, Wp, bp, W, b, labels, logits, classification_loss(logits, labels, kind), last_hint=LARGE)
+    return len(kinds)
 
 
 def sequence_loss(fn) -> None:
@@ -234,10 +236,10 @@ def sequence_loss(fn) -> None:
         _check_loss(f"random BertForSequenceClassification, H={H}, K={K}, (B, T)=({B}, {T}), eval mode", fn,
                     hidden, *[w.detach() for w in _weights(model)], labels, out.logits, out.loss)
         cases += 1
-    _large_logits(fn)  # not counted in the message below, which the notebooks' stored outputs show
+    large = _large_logits(fn)
     h, weights, logits = _minilm_case()
     labels = torch.tensor([1, 0, 1])
     _check_loss("all-MiniLM-L6-v2 with a fresh 2-label head, three padded sentences", fn, h, *weights, labels,
                 logits, classification_loss(logits, labels, "single_label_classification"))
-    passed("sequence_loss", f"{cases} cases of the three kinds of labels and MiniLM: the logits and the loss equal "
-                            "BertForSequenceClassification's")
+    passed("sequence_loss", f"{cases + large} cases of the three kinds of labels ({large} with large logits) and "
+                            "MiniLM: the logits and the loss equal BertForSequenceClassification's")

@@ -72,6 +72,13 @@ def _check(name, fn, dev, test):
         return
     hint = next((h for h, kw in MISTAKES if (lambda w: setting == w[0] and close(numbers[0], w[1])
                                               and close(numbers[1], w[2]))(_pick_ref(dev, test, **kw))), "")
+    if not hint and setting is None and expected[1] < 0:
+        hint = (f"no setting was chosen, yet every mean is below 0 here (the best is {expected[1]:.4g}): a "
+                "running best started at 0 is never beaten; start it at -inf, or take max() over the settings")
+    if not hint and setting == expected[0] and row["sd"] == 0 and 0 < abs(numbers[1]) < 1e-3:
+        hint = (f"every seed of {setting!r} scored the same, so its sd is exactly 0; {numbers[1]:.3g} is rounding "
+                "error, which the one-pass form √((Σx² − n·m²) / (n − 1)) magnifies (two large, nearly equal "
+                "numbers subtracted): sum the squared deviations from the mean, Σ(x − m)², as statistics.stdev does")
     if not hint and setting != expected[0]:
         hint = "pick the setting whose mean dev score over its seeds is the highest"
     raise ExerciseError(f"{name}:\n  expected {(expected[0], round(expected[1], 6), round(row['sd'], 6))}\n"
@@ -103,11 +110,19 @@ def pick_setting(fn) -> None:
     near = {"a": [0.801, 0.803], "b": [0.803, 0.805]}  # means 0.802 and 0.804: both 0.80 to two decimals
     _check(f"hand case: means that agree to two decimals, dev {near}, test equal to dev", fn, near,
            copy.deepcopy(near))
+    mcc = {"a": [-0.10, -0.20], "b": [-0.30, -0.20]}  # CoLA's Matthews correlation runs from -1 to 1
+    _check(f"hand case: Matthews correlations (CoLA), every mean below 0, dev {mcc}, test equal to dev", fn, mcc,
+           copy.deepcopy(mcc))
+    # Scores in percent, and a setting whose seeds all scored the same (its sd is exactly 0): Σx² − n·m² is a
+    # difference of two numbers near 23,000 that should be equal, and keeps their rounding error.
+    same = {"a": [88.1, 88.1, 88.1], "b": [87.0, 88.0]}
+    _check(f"hand case: scores in percent, three seeds that scored the same, dev {same}, test equal to dev", fn,
+           same, copy.deepcopy(same))
     rng = random.Random(73)
     cases = [(18, 2), (6, 3), (4, 5), (2, 4)]
     for settings, seeds in cases:
         dev, test = _random_case(rng, settings, seeds)
         _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
                fn, dev, test)
-    passed("pick_setting", f"5 hand-computed cases and {len(cases)} random grids agree with "
+    passed("pick_setting", f"7 hand-computed cases and {len(cases)} random grids agree with "
                            "minibert.finetune.sweep.summary, chosen on dev")

@@ -1,6 +1,7 @@
 """The checker of exercise 8.2: the best answer span of one window, score S·T_i + E·T_j = start_i + end_j,
 with j ≥ i, both ends in the passage, and at most `max_answer_length` tokens (j - i + 1 ≤ max), as
-`minibert.heads.question_answering.best_spans` finds it (§4.2)."""
+`minibert.heads.question_answering.best_spans` finds it (§4.2), in the logits' own dtype: a window in float16
+(no finite fill beyond 65504) and one in float64 (whose best spans tie in float32)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,15 @@ HAND = [
      "two paragraphs in one window with a [SEP] at 6 between them: the mask, not its first and last True, says "
      "where an end may fall; (3, 6) ends on that [SEP], the best allowed is (3, 4), 3.0"),
 ]
+# (start, end, passage (first, last), max_answer_length, dtype, lesson): logits as a model run in another
+# precision gives them. The float64 window's expected span is the exact search's: minibert's best_spans adds
+# the logits in float32, where its two best spans tie.
+DTYPES = [
+    ([0, 0, 0, 0, 0.5, 0, 3, 0], [0, 0, 0, 0, 2, 0.5, 0, 0], (4, 6), 30, torch.float16,
+     "the worked example in float16, as a model run in half precision gives it: (6, 6), 3.0"),
+    ([0, 0, 0, 0, 1, 0, 3 + 1e-9, 0], [0, 0, 0, 0, 2, 0.5, 0, 0], (4, 6), 30, torch.float64,
+     "float64 logits: (4, 4) scores 3 and (6, 6) 3 + 1e-9, a difference float32 rounds away; (6, 6) is the best"),
+]
 ALL_NEGATIVE = ("every span scores below 0 here: start the search from -inf (or from the first allowed span), "
                 "not from 0, or no span ever beats the starting value")
 
@@ -90,9 +100,20 @@ def _unpack(name, got):
     return i, j, score
 
 
+def _call(fn, name, s, e, m, max_len):
+    try:
+        return call(fn, name, s, e, m, max_len)
+    except ExerciseError as error:  # a fill value the logits' dtype cannot hold
+        if "without overflow" not in str(error):
+            raise
+        raise ExerciseError(f"{error}\n  hint: the logits are {s.dtype}, which cannot hold your fill value (float16 "
+                            "holds numbers up to ±65504, not torch.finfo(torch.float32).min or -1e9): fill with "
+                            "float('-inf'), which every float dtype holds") from error
+
+
 def _check(fn, name, start, end, mask, max_len):
     s, e, m = start.clone(), end.clone(), mask.clone()
-    got = call(fn, name, s, e, m, max_len)
+    got = _call(fn, name, s, e, m, max_len)
     negative = _search(start.tolist(), end.tolist(), mask.tolist(), max_len)[2] < 0
     if negative and isinstance(got, (tuple, list)) and len(got) == 3 and (got[0] is None or got[2] == 0):
         raise ExerciseError(f"{name}: received {short(got)}\n  hint: {ALL_NEGATIVE}")
@@ -101,12 +122,19 @@ def _check(fn, name, start, end, mask, max_len):
         raise ExerciseError(f"{name}: your function changed its inputs; work on copies (masked_fill, not masked_fill_)")
     ref_score, ref_i, ref_j = best_spans(start[None], end[None], max_answer_length=max_len, n_best=1,
                                          allowed=mask[None])[0][0]
-    assert _search(start.tolist(), end.tolist(), mask.tolist(), max_len)[:2] == (ref_i, ref_j)  # keeps the checker honest
+    exact = _search(start.tolist(), end.tolist(), mask.tolist(), max_len)
+    if start.dtype == torch.float64:  # best_spans adds in float32; the exact search keeps float64's digits
+        ref_i, ref_j, ref_score = exact
+    assert exact[:2] == (ref_i, ref_j)  # keeps the checker honest
     if (i, j) == (ref_i, ref_j) and math.isclose(score, ref_score, rel_tol=1e-5, abs_tol=1e-5):
         return
     allowed = 0 <= i <= j < len(start) and j - i + 1 <= max_len and bool(mask[i]) and bool(mask[j])
+    in_float32 = _search(start.float().tolist(), end.float().tolist(), mask.tolist(), max_len)[:2]
     if (i, j) == (ref_i, ref_j):
         hint = "the right span, the wrong score: the score is start_logits[i] + end_logits[j]"
+    elif start.dtype == torch.float64 and (i, j) == in_float32 != (ref_i, ref_j):
+        hint = (f"({i}, {j}) is the best once the logits are rounded to float32, where it ties with "
+                f"({ref_i}, {ref_j}); these are float64: compute in the logits' own dtype (no .float())")
     elif not allowed and 0 <= i < len(start) and 0 <= j < len(start) and score > ref_score and not math.isclose(
             score, float(start[i] + end[j]), rel_tol=1e-5, abs_tol=1e-5):
         hint = (f"({i}, {j}) is not allowed, and {score:.4g} is not its score start[{i}] + end[{j}]: it is the value "
@@ -128,6 +156,11 @@ def best_span(fn) -> None:
         where = " and ".join(f"{a}..{b}" for a, b in blocks)
         name = f"hand case start={start}, end={end}, passage tokens {where}, max_answer_length={max_len} ({lesson})"
         _check(fn, name, torch.tensor(start, dtype=torch.float), torch.tensor(end, dtype=torch.float), mask, max_len)
+    for start, end, (a, b), max_len, dtype, lesson in DTYPES:
+        mask = (torch.arange(len(start)) >= a) & (torch.arange(len(start)) <= b)
+        name = (f"hand case start={start}, end={end} in {str(dtype).removeprefix('torch.')}, passage tokens {a}..{b}, "
+                f"max_answer_length={max_len} ({lesson})")
+        _check(fn, name, torch.tensor(start, dtype=dtype), torch.tensor(end, dtype=dtype), mask, max_len)
     g = torch.Generator().manual_seed(82)
     n = 0
     for T, max_len in [(12, 3), (20, 1), (30, 5), (16, 30), (40, 4), (25, 2), (64, 30), (33, 7), (384, 30)]:
@@ -140,5 +173,6 @@ def best_span(fn) -> None:
             _check(fn, f"random case T={T}, question {q} tokens, passage {int(mask.sum())} tokens, "
                        f"max_answer_length={max_len}", start, end, mask, max_len)
             n += 1
-    passed("best_span", f"{len(HAND)} hand-computed windows and {n} random ones agree with "
-                        "minibert.heads.question_answering.best_spans")
+    passed("best_span", f"{len(HAND) + len(DTYPES)} hand-computed windows (one in float16, one in float64) and {n} "
+                        "random ones agree with minibert.heads.question_answering.best_spans (the float64 one with "
+                        "an exact search, as best_spans adds in float32)")

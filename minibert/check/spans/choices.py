@@ -59,7 +59,14 @@ def _check(fn, name, batch, score, expected):
     B, C, T = batch["input_ids"].shape
     copy = {k: v.clone() for k, v in batch.items()}
     scorer = _Scorer(score)
-    got = call(fn, name, copy, scorer)
+    try:
+        got = call(fn, name, copy, scorer)
+    except ExerciseError as error:
+        if "view size is not compatible" not in str(error):
+            raise
+        raise ExerciseError(f"{error}\n  hint: .view needs the tensor's memory in (B, C, T) order in one block, and "
+                            "these tensors are not contiguous (a transpose, an expand): .reshape(B * C, T) or "
+                            ".flatten(0, 1) copy when they must") from error
     if not all(torch.equal(copy[k], batch[k]) for k in batch):
         raise ExerciseError(f"{name}: your function changed the batch; reshape without writing into it")
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
@@ -123,8 +130,14 @@ def choice_logits(fn) -> None:
     one = {k: v[1:2] for k, v in cases[0][1].items()}  # B = 1: one question, still a (1, C) result
     more = [("hand case (B, C, T) = (1, 3, 4), one question: a row's score = the sum of its real ids", one, _sum_scorer,
              _sum_scorer(**{k: v.reshape(3, 4) for k, v in one.items()}).view(1, 3))]
+    # The first batch again, held choice by choice in memory: a (C, B, T) tensor transposed, as a batch made by
+    # stacking each choice's rows is, so not contiguous (clone keeps those strides).
+    apart = {k: v.transpose(0, 1).contiguous().transpose(0, 1) for k, v in cases[0][1].items()}
+    more.append(("hand case (B, C, T) = (2, 3, 4) again, its tensors not contiguous in memory (a (C, B, T) tensor "
+                 "transposed): a row's score = the sum of its real ids", apart, _sum_scorer, cases[0][3]))
     cases.append(("the course model's BertForMultipleChoice on 3 next-sentence-choice questions (B, C, T) = "
                   f"{tuple(batch['input_ids'].shape)}", batch, score, expected))
-    for name, batch, score, expected in cases + more:  # `more` is not counted in the ✓ line the notebooks show
+    for name, batch, score, expected in cases + more:
         _check(fn, name, batch, score, expected)
-    passed("choice_logits", f"{len(cases) - 1} hand-made batches and the course model's BertForMultipleChoice agree")
+    passed("choice_logits", f"{len(cases) - 1 + len(more)} hand-made batches (one of a single question, one not "
+                            "contiguous in memory) and the course model's BertForMultipleChoice agree")

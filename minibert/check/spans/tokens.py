@@ -22,7 +22,7 @@ HAND = [
     (["New", "York"], [1, 2], "one piece per word: only [CLS] and [SEP] get -100"),
     (["Weissmuller", "snored", "."], [0, 1, 0], "label 0 is a real label, kept on the first piece"),
 ]
-# More hand cases, apart from HAND because the ✓ line counts HAND (and the notebooks keep that line).
+# More hand cases, added after HAND was first written.
 MORE = [(["Ahab's", "leg"], [2, 0], "'Ahab's' is ah ##ab ' s: four pieces, two of them without ##, and still one word")]
 
 
@@ -92,6 +92,11 @@ def _compare(name, words, labels, tokenizer, got):
         raise ExerciseError(f"{name}: return two lists, (input_ids, labels); received {short(got)}")
     ids, out = _as_list(name, got[0], "input_ids"), _as_list(name, got[1], "labels")
     expected_ids, expected = _reference(words, labels, tokenizer)
+    if ids != expected_ids and 1 < len(ids) < len(expected_ids) and ids[:-1] == expected_ids[:len(ids) - 1]:
+        raise ExerciseError(f"{name}: input_ids\n  expected {len(expected_ids)} ids\n  received {len(ids)}, the "
+                            "same up to there\n  hint: the sequence was cut; the exercise asks for every word's "
+                            "pieces, however many: cutting to the model's window (max_seq_length) comes later, "
+                            "where the features are made")
     if ids != expected_ids:
         hint = ("[CLS] first and [SEP] last" if ids == expected_ids[1:-1] else
                 f"the pieces are right, but [CLS] and [SEP] are not {ids[0]} and {ids[-1]} in this vocabulary: take "
@@ -134,10 +139,16 @@ def align_labels(fn) -> None:
             f"[CLS] is {course.cls_token_id}, [SEP] is {course.sep_token_id}; 'Ishmael' is is ##hm ##ae ##l)")
     _compare(name, words, labels, course, call(fn, name, list(words), list(labels), course))
     real = [(w, t) for w, t in _real_sentences() if all(_pieces(w, tokenizer))]
-    for words, tags in real:
-        name = f"Brown-corpus sentence {' '.join(words)[:80]!r} (pos tags)"
+    # Last, all of them twice over as one sequence, longer than BERT's 512 positions: nothing is cut here.
+    joined = ([w for words, _ in real * 2 for w in words], [t for _, tags in real * 2 for t in tags])
+    n = len(_reference(*joined, tokenizer)[0])
+    for words, tags in [*real, joined]:
+        name = (f"Brown-corpus sentence {' '.join(words)[:80]!r} (pos tags)" if len(words) < len(joined[0]) else
+                f"the {len(real)} Brown-corpus sentences, twice over, as one sequence of {len(words)} words, "
+                f"{n} ids with [CLS] and [SEP], past BERT's 512 positions")
         _compare(name, words, tags, tokenizer, call(fn, name, list(words), list(tags), tokenizer))
         feature = encode("tagging", [{"words": words, "tags": tags}], tokenizer, max_seq_length=10**6)[0]
         assert feature["labels"] == _reference(words, tags, tokenizer)[1]  # the checker's own reference, kept honest
-    passed("align_labels", f"{len(HAND)} hand-computed sentences and {len(real)} Brown-corpus sentences agree "
-                           "with minibert.finetune.features.encode")
+    passed("align_labels", f"{len(HAND) + len(MORE) + 1} hand-computed sentences (one in the course model's "
+                           f"vocabulary), {len(real)} Brown-corpus sentences and all of them twice over as one "
+                           f"sequence of {n} ids agree with minibert.finetune.features.encode")

@@ -55,9 +55,6 @@ WORDPIECE_CASES = [
      "transformers and the Rust library; Google's max_input_chars_per_word is 200)"),
     ("150 characters", "ab" * 75, {"a", "##a", "##b"}, ["[UNK]"],
      "100 is the limit here, not Google's 200: a word of 150 characters is '[UNK]'"),
-]
-# More hand cases, run with those above; the ✓ line counts only those above (the stored notebook prints it).
-WORDPIECE_MORE = [
     # A Cyrillic letter is 2 bytes in UTF-8: the limit counts characters, as len(word) does.
     ("100 characters of 2 bytes each", "д" * 100, {"д", "##д"}, ["д"] + ["##д"] * 99,
      "the limit counts characters, len(word), not UTF-8 bytes: this word of 100 characters (200 bytes) is cut"),
@@ -65,12 +62,18 @@ WORDPIECE_MORE = [
     ("a cased vocabulary", "McDonald", {"Mc", "mc", "##Donald", "##donald"}, ["Mc", "##Donald"],
      "look each piece up exactly as it is in the word: do not lower-case it (the basic tokenizer did that for "
      "uncased models; a cased vocabulary holds 'Mc' apart from 'mc')"),
+    # '#' is a character like any other ('C#', '#1'; BERT's vocabulary has '#' and '###'): only the two
+    # characters of the '##' prefix are not in the word, so the piece '###' spans one character.
+    ("a '#' of the word itself", "c#", {"c", "###"}, ["c", "###"],
+     "a continuation is '##' + the text of the word: here '##' + '#'"),
 ]
 
 _OFFSET_HINTS = {
     "inclusive": "end is exclusive, as in word[start:end]: the piece 'un' of 'unaffable' is (0, 2), not (0, 1)",
     "prefix": "offsets index into the word itself, where there is no '##': '##aff' is word[2:5], so (2, 5)",
     "unk": "an '[UNK]' stands for the whole word: its span is (0, len(word)), whatever was cut before",
+    "lstrip": "remove only the two characters of the '##' prefix (piece[2:]): lstrip('#') also strips a '#' "
+              "that belongs to the word, so '###' (the word's '#') spans 1 character, not 0",
 }
 
 
@@ -93,6 +96,8 @@ def _compare(case: str, got, expected: list[tuple], hint: str) -> None:
     piece, start, end = expected[i]
     if piece == "[UNK]":
         why = _OFFSET_HINTS["unk"]
+    elif piece.lstrip("#") != piece.removeprefix("##") and got[i][2] - got[i][1] == len(piece.lstrip("#")):
+        why = _OFFSET_HINTS["lstrip"]  # the span is as long as the piece with every leading '#' stripped
     elif got[i][2] == end - 1:
         why = _OFFSET_HINTS["inclusive"]
     elif piece.startswith("##") and (got[i][1], got[i][2]) in ((start + 2, end + 2), (start, end + 2)):
@@ -113,7 +118,7 @@ def wordpiece_encode(fn) -> None:
     """Check `fn(word, vocab) -> [(piece, start, end), ...]`: greedy longest-match-first, '##'
     continuations, offsets into the word (end exclusive), one '[UNK]' spanning the word for a word that
     cannot be cut (or has more than 100 characters)."""
-    for name, word, vocab, pieces, hint in WORDPIECE_CASES + WORDPIECE_MORE:
+    for name, word, vocab, pieces, hint in WORDPIECE_CASES:
         case = f"{_word_label(word, vocab)} [{name}]"
         expected = reference.wordpiece(word, set(vocab))
         assert [t[0] for t in expected] == pieces, name  # the hand-worked pieces
