@@ -10,7 +10,7 @@ import torch
 from ...config import BertConfig
 from ...model import BertModel
 from ..common import ExerciseError, call, expect_equal, passed
-from .parameter_count import as_count
+from .parameter_count import as_count, as_scalar
 
 # Only matrix products count, 2 FLOPs per multiply-add, as torch.utils.flop_counter counts them.
 # The hand case: H = 4, I = 6, L = 1, T = 3 tokens (V, P, S and the heads do not matter):
@@ -108,21 +108,13 @@ def forward_flops(fn) -> None:
                             "configs agree with torch.utils.flop_counter on minibert.BertModel")
 
 
-def _is_float(got) -> bool:
-    """A Python, numpy or torch float, whatever its value (848.0 is a float, not an int)."""
-    if isinstance(got, torch.Tensor):
-        return got.is_floating_point()
-    return isinstance(got, float) or (type(got).__module__ == "numpy" and getattr(got, "dtype", None) is not None
-                                      and got.dtype.kind == "f")
-
-
 def _count(fn, name, config, T) -> int:
     got = call(fn, name, copy.deepcopy(config), T)
     count = as_count(got)
     if count is None:
         raise ExerciseError(f"{name}: expected an integer number of FLOPs, received {got!r} ({type(got).__name__})")
     # The right number as a float: the exercise asks for an int, and a float count stops being exact past 2**53.
-    if _is_float(got):
+    if isinstance(as_scalar(got), float):  # a Python, numpy or torch float, whatever its value
         raise ExerciseError(f"{name}: expected an int, received {got!r} ({type(got).__name__}), a whole number held "
                             "as a float\n  hint: / always gives a float in Python, even when it divides exactly "
                             "(H / nh is 16.0 for H = 64, nh = 4): use // (nh divides H), or count the heads "

@@ -120,15 +120,21 @@ def _other_configs(config: BertConfig) -> list[tuple[dict, str]]:
     ]
 
 
+def as_scalar(got):
+    """A one-number torch tensor or numpy scalar (or 0-d array) as the Python number it holds; anything else as is."""
+    if isinstance(got, torch.Tensor) and got.numel() == 1 and got.dim() <= 1:
+        return got.item()
+    if type(got).__module__ == "numpy" and getattr(got, "shape", None) in ((), (1,)):
+        return got.item()
+    return got
+
+
 def as_count(got):
     """An integer count in any reasonable form (int, numpy or torch integer scalars, a float with no
     fractional part) as an int; None for anything else (bool included)."""
     if isinstance(got, bool):
         return None
-    if isinstance(got, torch.Tensor) and got.numel() == 1 and got.dim() <= 1:
-        got = got.item()
-    elif type(got).__module__ == "numpy" and getattr(got, "shape", None) in ((), (1,)):
-        got = got.item()  # numpy scalars and 0-d arrays
+    got = as_scalar(got)
     if isinstance(got, bool):
         return None
     if isinstance(got, numbers.Integral):

@@ -21,6 +21,11 @@ def _params(shapes, scale: float, seed: int, none_at=()) -> list[torch.nn.Parame
     return params
 
 
+def _global_norm(grads) -> float:
+    """The global norm of the gradients there are, in float64: a float16 norm can overflow."""
+    return float(torch.stack([g.double().norm() for g in grads if g is not None]).norm())
+
+
 def _overflow_hint(got_norm, grads, total: float) -> str | None:
     """The hint when the returned norm is inf because it was computed in a half dtype, or None: the true norm
     (in float64) is finite and beyond the largest number of a gradient's dtype, float16's 65504."""
@@ -36,10 +41,10 @@ def _overflow_hint(got_norm, grads, total: float) -> str | None:
 
 def _norm_hint(got_norm, grads, max_norm) -> str:
     """What the learner's returned norm is, if it is a known wrong one."""
-    norms = [g.double().norm() for g in grads if g is not None]  # float64: a float16 norm can overflow
+    norms = [g.double().norm() for g in grads if g is not None]
     if not norms:
         return "with no gradient at all there is nothing to scale, and the global norm is 0"
-    total = float(torch.stack(norms).norm())
+    total = _global_norm(grads)
     overflow = _overflow_hint(got_norm, grads, total)
     if overflow:
         return overflow
@@ -58,7 +63,7 @@ def _norm_hint(got_norm, grads, max_norm) -> str:
 
 def _grad_hint(got_norm, got_grads, grads, max_norm) -> str:
     """Which known mistake gives the learner's clipped gradients."""
-    total = float(torch.stack([g.double().norm() for g in grads if g is not None]).norm())
+    total = _global_norm(grads)
     overflow = _overflow_hint(got_norm, grads, total)
     if overflow:
         return overflow

@@ -21,9 +21,8 @@ HAND = [
      "'Ishmael' is is ##hma ##el and 'Luthuli' lu ##th ##uli: the label on the first piece only"),
     (["New", "York"], [1, 2], "one piece per word: only [CLS] and [SEP] get -100"),
     (["Weissmuller", "snored", "."], [0, 1, 0], "label 0 is a real label, kept on the first piece"),
+    (["Ahab's", "leg"], [2, 0], "'Ahab's' is ah ##ab ' s: four pieces, two of them without ##, and still one word"),
 ]
-# More hand cases, added after HAND was first written.
-MORE = [(["Ahab's", "leg"], [2, 0], "'Ahab's' is ah ##ab ' s: four pieces, two of them without ##, and still one word")]
 
 
 def _by_hash_marks(words, labels, tokenizer) -> list[int]:
@@ -130,7 +129,7 @@ def _real_sentences(n: int = 25) -> tuple:
 def align_labels(fn) -> None:
     """fn(words, word_labels, tokenizer) -> (input_ids, labels): [CLS] pieces [SEP], a label per token."""
     tokenizer = minilm_tokenizer()
-    for words, labels, lesson in HAND + MORE:
+    for words, labels, lesson in HAND:
         name = f"hand case words={words}, labels={labels} ({lesson})"
         _compare(name, words, labels, tokenizer, call(fn, name, list(words), list(labels), tokenizer))
     words, labels = ["Ishmael", "met", "Queequeg"], [1, 0, 1]
@@ -149,6 +148,6 @@ def align_labels(fn) -> None:
         _compare(name, words, tags, tokenizer, call(fn, name, list(words), list(tags), tokenizer))
         feature = encode("tagging", [{"words": words, "tags": tags}], tokenizer, max_seq_length=10**6)[0]
         assert feature["labels"] == _reference(words, tags, tokenizer)[1]  # the checker's own reference, kept honest
-    passed("align_labels", f"{len(HAND) + len(MORE) + 1} hand-computed sentences (one in the course model's "
+    passed("align_labels", f"{len(HAND) + 1} hand-computed sentences (one in the course model's "
                            f"vocabulary), {len(real)} Brown-corpus sentences and all of them twice over as one "
                            f"sequence of {n} ids agree with minibert.finetune.features.encode")
