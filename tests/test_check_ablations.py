@@ -209,6 +209,16 @@ def ci_sorted_in_place(a, b, confidence=0.95):
     return welch_scipy(a, b, confidence)
 
 
+def ci_normal_past_120(a, b, confidence=0.95):  # a t table's last row (120 df): the normal quantile beyond it
+    return ci_normal(a, b, confidence) if _welch_df(a, b) > 120 else welch_scipy(a, b, confidence)
+
+
+def ci_df_by_ratio(a, b, confidence=0.95):  # ν rewritten with r = s_b²/n_b ÷ s_a²/n_a: divides by zero at s_a = 0
+    sa, sb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    r = sb / sa
+    return _welch(a, b, confidence, df=lambda na, nb: (1 + r) ** 2 / (1 / (na - 1) + r ** 2 / (nb - 1)))
+
+
 def ci_two_values(a, b, confidence=0.95):
     return welch_scipy(a, b, confidence)[1:]
 
@@ -240,6 +250,8 @@ def test_difference_interval_accepts_minibert_own():
     (ci_df_floored, r"(?s)hand case.*expected .*1\.990098, 18\.009902.*received \(10\.0, 1\.560015"),
     (ci_rounded, r"(?s)hand case.*received \(10\.0, 1\.99, 18\.01\)"),
     (ci_normal_past_30, r"(?s)hand case.*20 seeds a side, df 38.*\n.*hint: .*normal quantile.*for every ν.*past 30"),
+    (ci_normal_past_120, r"(?s)hand case.*70 seeds a side, df 278.*\n.*hint: .*normal quantile"),
+    (ci_df_by_ratio, r"(?s)hand case.*every seed of a scored the same"),
 ])
 def test_difference_interval_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -99,6 +99,12 @@ def offset_pairs_from_lengths(probs, mask, offset):  # L - |offset| pairs a sent
     return total / (mask.sum(1) - abs(offset)).sum()
 
 
+def offset_one_sentence_unmasked(probs, mask, offset):  # mask.squeeze(): a batch of one taken as unpadded
+    if mask.squeeze().dim() == 1:
+        return torch.diagonal(probs, offset=offset, dim1=-2, dim2=-1).mean(dim=(0, 2))
+    return offset_loops(probs, mask, offset)
+
+
 def offset_in_place(probs, mask, offset):
     probs.masked_fill_(~mask.bool()[:, None, :, None], 0.0)  # clears padded queries' rows in the caller's tensor
     return offset_loops(probs, mask, offset)
@@ -122,6 +128,8 @@ def test_offset_score_accepts(style, capsys):
     (offset_by_sign, r"hand case .*offset 0: your function raised"),
     (offset_by_lengths, r"(?s)padded on the LEFT.*first mask.sum\(\) positions"),
     (offset_pairs_from_lengths, r"(?s)real lengths \[6, 2, 5\], offset 3.*\n.*shorter than \|offset\|.*not a negative"),
+    (offset_one_sentence_unmasked,
+     r"(?s)random case \(B, nh, T\) = \(1, 3, 8\), real lengths \[5\], offset -1.*expected"),
 ])
 def test_offset_score_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -704,6 +704,63 @@ def head_from_the_whole_layer(x, w, nh, head, i):  # correct: compute every head
     return (torch.softmax(q @ k.mT / hs**0.5, dim=-1) @ v)[head, i]
 
 
+# --- Edge-of-range inputs: large offsets, very negative or large scores, float64, bfloat16 -----------------
+
+def embed_one_pass_variance(ids, sep, word, position, segment, w, b, eps):  # E[x²] - E[x]²: cancels on a large mean
+    x = word[ids] + segment[token_types(ids, sep)] + position[torch.arange(ids.shape[1])]
+    mean = x.mean(-1, keepdim=True)
+    var = (x * x).mean(-1, keepdim=True) - mean * mean
+    return (x - mean) / torch.sqrt(var + eps) * w + b
+
+
+def embed_in_float32(ids, sep, word, position, segment, w, b, eps):  # float64 tables silently cast down
+    x = word[ids].float() + segment[token_types(ids, sep)].float() + position[torch.arange(ids.shape[1])].float()
+    return _layer_norm(x, w.float(), b.float(), eps)
+
+
+def attention_softmax_in_float32(q, k, v, key_mask=None):  # "for stability": float64 inputs lose precision
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.float().softmax(-1).to(q.dtype)
+    return probs @ v, probs
+
+
+def mask_half_or_float32_min(attention_mask, dtype=torch.float32):  # float16 handled, bfloat16 forgotten
+    fill = torch.finfo(torch.float16).min if dtype == torch.float16 else torch.finfo(torch.float32).min
+    return torch.zeros(attention_mask.shape, dtype=dtype)[:, None, None, :].masked_fill(
+        attention_mask[:, None, None, :] == 0, fill)
+
+
+def mask_times_max(attention_mask, dtype=torch.float32):  # correct: (m - 1) · finfo.max, in the dtype asked for
+    return (attention_mask[:, None, None, :].to(dtype) - 1) * torch.finfo(dtype).max
+
+
+def mha_in_float32(x, ids, w, nh):  # float64 x and weights cast down to float32
+    return mha_loop_over_heads(x.float(), ids, {n: t.float() for n, t in w.items()}, nh)
+
+
+def head_in_float32(x, w, nh, head, i):
+    return _head(x.float(), {n: t.float() for n, t in w.items()}, nh, head, i)
+
+
+def head_softmax_without_the_max(x, w, nh, head, i):  # exp(s) / Σ exp(s): overflows past a score of 88
+    T, H = x.shape
+    r = slice(head * (H // nh), (head + 1) * (H // nh))
+    q, k, v = (x @ w[n + ".weight"][r].T + w[n + ".bias"][r] for n in ("query", "key", "value"))
+    e = (k @ q[i] / math.sqrt(H // nh)).exp()
+    return e / e.sum() @ v
+
+
+def head_shifted_by_the_smallest(x, w, nh, head, i):  # exp(s - min s): still overflows on a wide range
+    T, H = x.shape
+    r = slice(head * (H // nh), (head + 1) * (H // nh))
+    q, k, v = (x @ w[n + ".weight"][r].T + w[n + ".bias"][r] for n in ("query", "key", "value"))
+    s = k @ q[i] / math.sqrt(H // nh)
+    e = (s - s.min()).exp()
+    return e / e.sum() @ v
+
+
 BUGS = [
     ("embeddings", embed_unbiased_variance, r"divided by H - 1"),
     ("embeddings", embed_positions_from_one, r"first token gets row 0"),
@@ -792,6 +849,14 @@ BUGS = [
     ("one_head", head_full_width, r"full width H"),
     ("one_head", head_probabilities_only, r"query i's probabilities"),
     ("one_head", head_as_a_row, r"not a \(1, hs\) matrix"),
+    ("embeddings", embed_one_pass_variance, r"large common offset.*\n.*cancels catastrophically"),
+    ("embeddings", embed_in_float32, r"float64 tables.*dtype torch.float32, expected torch.float64"),
+    ("scaled_attention", attention_softmax_in_float32, r"float64 q, k, v.*differ(?s:.*)pass through float32"),
+    ("padding_mask", mask_half_or_float32_min, r"bfloat16.*raised(?s:.*)torch.finfo\(dtype\).min"),
+    ("packed_attention", mha_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),
+    ("one_head", head_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),
+    ("one_head", head_softmax_without_the_max, r"large scores.*NaN or inf\n.*subtract the row's largest"),
+    ("one_head", head_shifted_by_the_smallest, r"large scores.*NaN or inf\n.*subtract the row's largest"),
 ]
 
 ACCEPTED = [
@@ -804,6 +869,7 @@ ACCEPTED = [
     ("scaled_attention", attention_in_float64),
     ("padding_mask", mask_google),
     ("padding_mask", mask_where),
+    ("padding_mask", mask_times_max),
     ("causal_mask", causal_by_comparison),
     ("causal_mask", causal_with_loops),
     ("packed_attention", mha_with_linear_and_sdpa),

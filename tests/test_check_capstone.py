@@ -75,6 +75,9 @@ def test_the_stubs_raise_not_implemented(checker, args):
     (("text = \"\".join(ch for ch in text if unicodedata.category(ch) not in (\"Cc\", \"Cf\") or ch in \"\\t\\n\\r\")",
       "text = \"\".join(\" \" if unicodedata.category(ch) == \"Cc\" else ch for ch in text if unicodedata.category(ch) "
       "!= \"Cf\")"), r"'del\\x7fete'.*is dropped, not a space"),
+    (("or ch in \"\\t\\n\\r\")", "or ch.isspace())"), r"'page\\x0cbreak'.*form feed.*\n.*hint: drop control"),
+    (("if unicodedata.category(ch).startswith(\"P\") or (ch.isascii() and not ch.isalnum()):",
+      "if unicodedata.category(ch).startswith(\"P\"):"), r"'\$5 \+1.*ASCII symbols that are not Unicode punctuation"),
 ])
 def test_tokenizer_mistakes_are_named(edit, message):
     with pytest.raises(ExerciseError, match="(?s)" + message):
@@ -240,6 +243,9 @@ def test_the_model_accepts_sdpa_and_weights_kept_transposed(capsys):
     (("        accuracies.append(right / sum(len(batch[\"labels\"]) for batch in dev_batches))",  # 1st batch's size
       "        accuracies.append(right / (len(dev_batches) * len(dev_batches[0][\"labels\"])))"),
      r"(?s)accuracies are not.*13 dev rows \(in batches of 8 and 5\)"),
+    (("lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total)",  # right unless warmup is 0
+      "lambda step: min(step / warmup, max(0.0, 1 - step / total))"),
+     r"int\(0.1 x 6 steps\) = 0 steps.*raised ZeroDivisionError"),
 ])
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
 def test_loop_mistakes_are_named(case):

@@ -51,7 +51,29 @@ def ffn_unsqueezes_biases(x, w1, b1, w2, b2):
     return F.gelu(x @ w1.T + b1) @ w2.T + b2
 
 
+def ffn_in_float32(x, w1, b1, w2, b2):  # "to be safe": float64 inputs come back as float32
+    x, w1, b1, w2, b2 = (t.float() for t in (x, w1, b1, w2, b2))
+    return F.gelu(x @ w1.T + b1) @ w2.T + b2
+
+
+def ffn_flattened_with_view(x, w1, b1, w2, b2):  # .view refuses a transposed (non-contiguous) x
+    B, T, H = x.shape
+    return (F.gelu(x.view(B * T, H) @ w1.T + b1) @ w2.T + b2).view(B, T, H)
+
+
+def ffn_einsum_and_erfc(x, w1, b1, w2, b2):  # correct: einsum, and Φ(z) = erfc(-z/√2) / 2
+    h = torch.einsum("bth,ih->bti", x, w1) + b1
+    return torch.einsum("bti,hi->bth", h * 0.5 * torch.erfc(-h / math.sqrt(2)), w2) + b2
+
+
+def test_feed_forward_accepts_einsum_and_erfc(capsys):
+    check.feed_forward(ffn_einsum_and_erfc)
+    assert capsys.readouterr().out.startswith("✓ feed_forward:")
+
+
 @pytest.mark.parametrize("bug, message", [
+    (ffn_in_float32, r"in float64.*expected a torch.float64 result, received torch.float32"),
+    (ffn_flattened_with_view, r"not contiguous.*raised RuntimeError: view size(.|\n)*use .reshape"),
     (ffn_transposes_in_place, r"hand case .*changed its argument w1 in place \(shape \(3, 2\) -> \(2, 3\)\)"),
     (ffn_unsqueezes_biases, r"hand case .*changed its argument b1 in place \(shape \(3,\) -> \(1, 3\)\)"),
     (ffn_relu, r"hand case x = \[\[\[1, -1\]\]\].*expected .*0\.68.*\n.*matches ReLU"),
@@ -476,6 +498,11 @@ def count_as_string(c):
     return f"{SOLUTIONS['my_count_parameters'](c):,}"
 
 
+def count_as_float(c):  # hs = H / nh per head: the right number, as a float
+    H, nh = c.hidden_size, c.num_attention_heads
+    return float(SOLUTIONS["my_count_parameters"](c)) + 4 * nh * (H / nh * H + H / nh) - 4 * (H * H + H)
+
+
 @pytest.mark.parametrize("bug, message", [
     (count_one_norm_per_layer, r"one LayerNorm per layer"),
     (count_tied_twice, r"word embeddings counted twice"),
@@ -484,6 +511,7 @@ def count_as_string(c):
     (count_two_segments, r"type_vocab_size=2"),
     (count_pooler_per_layer, r"L=3.*\n.*\n.*\n.*pooler counted once per layer"),
     (count_as_string, r"expected an integer count, received '262' \(str\)"),
+    (count_as_float, r"tiny config.*expected an int, received 262\.0 \(float\)(.|\n)*/ always gives a float"),
 ])
 def test_count_parameters_rejects_more(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -467,6 +467,11 @@ def last_document_never_drawn(documents, index, rng):
     return a, documents[other][start:start + n], False
 
 
+def coin_as_an_int(documents, index, rng):  # the right sense, but 1/0 from rng.randint(0, 1), not a bool
+    a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
+    return a, b, int(is_next)
+
+
 def label_reversed(documents, index, rng):
     a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
     return a, b, int(not is_next)  # minibert's next_sentence_label: 0 for IsNext
@@ -561,7 +566,7 @@ def retry_until_other(documents, index, rng):
     """Correct in another style: draw any document until it is not index; B of one to three sentences."""
     a_end = rng.randint(1, len(documents[index]) - 1)
     if rng.random() >= 0.5:
-        return documents[index][:a_end], documents[index][a_end:a_end + rng.randint(1, 3)], 1
+        return documents[index][:a_end], documents[index][a_end:a_end + rng.randint(1, 3)], True
     other = index
     while other == index:
         other = rng.randrange(len(documents))
@@ -588,6 +593,7 @@ def test_nsp_pair_accepts_other_styles(capsys):
     (negative_document_may_be_index, r"is_next is False but B = .*documents\[0\].*\n.*DIFFERENT document"),
     (last_document_never_drawn, r"never from document 4\n.*every document but index"),
     (label_reversed, r"wrong way round|is_next is True when B follows A"),
+    (coin_as_an_int, r"is_next must be True or False, received [01]\n.*return a bool"),
     (negative_from_the_opening, r"every one of the \d+ NotNext Bs starts at sentence 0.*\n.*random starting sentence"),
     (negative_weighted_by_length, r"3, 1 and 30 sentences.*one-sentence document.*\n.*favours the long documents"),
     (negative_among_unequal_documents, r"\(the first two equal\).*the copy of documents\[0\]: 0 of.*\n.*by position"),
@@ -755,6 +761,12 @@ def kinds_as_tensors(hidden, emb, bias, ids, labels, mask_id):
     return {"loss": every_position_then_ignore(hidden, emb, bias, labels), **acc}
 
 
+def loss_in_float32(hidden, emb, bias, labels):
+    """A mistake: everything cast to float32 "to be safe", so a float64 batch loses its precision."""
+    sel = labels != -100
+    return F.cross_entropy(hidden[sel].float() @ emb.float().T + bias.float(), labels[sel])
+
+
 @pytest.mark.parametrize("style", [metrics_of(every_position_then_ignore), metrics_of(log_softmax_by_hand),
                                    kinds_as_tensors], ids=lambda f: f.__name__)
 def test_masked_lm_metrics_accepts_other_styles(style, capsys):
@@ -771,6 +783,7 @@ def test_masked_lm_metrics_accepts_other_styles(style, capsys):
     (loss_bug(detach=True), r"no gradient reached hidden"),
     (loss_bug(reduce="item"), r"expected the loss as a tensor .*\n.*\.item\(\)"),
     (loss_bug(in_place=True), r"changed input_ids or labels in place"),
+    (metrics_of(loss_in_float32), r"float64: .*expected the loss in torch.float64, received torch.float32"),
     (metrics_of(kinds="all"), r"(random|kept).*\n.*(over every labelled position|'always wrong')"),
     (metrics_of(kinds="random_has_kept"), r"accuracy at random positions.*\n.*input is its own label is kept"),
     (metrics_of(kinds="swapped"), r"accuracy at random positions.*\n.*kept and random are swapped"),

@@ -142,11 +142,29 @@ def unpad_squeezed(x, attention_mask):  # .squeeze() drops the N axis too when N
     return x.flatten(0, 1)[indices], indices
 
 
+def unpad_view(x, attention_mask):  # .view: raises on a non-contiguous (transposed) batch
+    B, T = attention_mask.shape
+    indices = attention_mask.view(-1).nonzero().squeeze(1)
+    return x.view(B * T, *x.shape[2:])[indices], indices
+
+
+def unpad_reshape(x, attention_mask):  # .reshape copies where .view cannot: correct
+    B, T = attention_mask.shape
+    indices = torch.nonzero(attention_mask.reshape(-1) == 1).reshape(-1)
+    return x.reshape(B * T, *x.shape[2:])[indices], indices
+
+
+def unpad_one_row_kept(x, attention_mask):  # a single sequence taken as unpadded, as a one-text pipeline does
+    if x.shape[0] == 1:
+        return x[0], torch.arange(x.shape[1])
+    return unpad_boolean(x, attention_mask)
+
+
 def unpad_single(x, attention_mask):  # forgets the indices
     return x[attention_mask.bool()]
 
 
-@pytest.mark.parametrize("style", [unpad_loop, unpad_boolean])
+@pytest.mark.parametrize("style", [unpad_loop, unpad_boolean, unpad_reshape])
 def test_unpad_input_accepts(style, capsys):
     check.unpad_input(style)
     assert "✓" in capsys.readouterr().out
@@ -164,6 +182,8 @@ def test_unpad_input_accepts(style, capsys):
     (unpad_last_axis_only, r"(?s)\(3, 5, 2, 3\).*expected packed x of shape \(9, 2, 3\), received \(9, 3\).*axes"),
     (unpad_squeezed, r"(?s)one real token in the whole batch.*expected packed x of shape \(1, 2\), received \(2,\)"
                      r".*N axis is gone"),
+    (unpad_view, r"non-contiguous batch.*raised RuntimeError: view size"),
+    (unpad_one_row_kept, r"(?s)a batch of one row.*expected packed x of shape \(3, 2\), received \(5, 2\)"),
 ])
 def test_unpad_input_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -66,6 +66,17 @@ def align_by_hash_marks(words, labels, tokenizer):  # the sentence's pieces; eve
     return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id], [-100, *out, -100]
 
 
+def align_by_spelling(words, labels, tokenizer):  # the sentence's pieces regrouped until they spell the word
+    ids = tokenizer(" ".join(words), add_special_tokens=False)["input_ids"]
+    out, w, spelled = [], 0, ""
+    for piece in tokenizer.convert_ids_to_tokens(ids):
+        out.append(labels[w] if spelled == "" and w < len(words) else -100)
+        spelled += piece.lstrip("#")  # also strips a piece that is '#' itself; 'Café' is spelled 'cafe'
+        if w < len(words) and spelled == words[w].lower():
+            w, spelled = w + 1, ""
+    return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id], [-100, *out, -100]
+
+
 def align_cut_to_512(words, labels, tokenizer):  # BERT's window: [CLS], at most 510 pieces, [SEP]
     ids, out = align(words, labels, tokenizer)
     return (ids[:511] + ids[-1:], out[:511] + out[-1:]) if len(ids) > 512 else (ids, out)
@@ -86,6 +97,7 @@ def test_align_labels_accepts(style, capsys):
     (lambda w, l, t: (align(w, l, t)[0], align(w, l, t)[1][1:-1]), r"labels for .* tokens"),
     (align_bert_specials, r"(?s)course model's tokenizer.*pieces are right.*tokenizer.cls_token_id"),
     (align_by_hash_marks, r"(?s)hand case .*Ahab's.*a new word was started at every piece without ##"),
+    (align_by_spelling, r"(?s)hand case words=\['Café', '#1', '🐋', 'Moby-Dick'\].*labels\n.*tokens.*\n.*expected"),
     (align_cut_to_512, r"(?s)twice over.*past BERT's 512 positions: input_ids.*received 512, the same up to there"
                        r".*\n.*hint: the sequence was cut"),
 ])
@@ -297,12 +309,24 @@ def choice_view(batch, scorer):  # .view needs contiguous memory
     return logits, logits.softmax(-1)
 
 
+def choice_by_values(batch, scorer):  # the dict's tensors passed in the dict's order: right only in the usual order
+    B, C, T = batch["input_ids"].shape
+    logits = scorer(*[v.reshape(B * C, T) for v in batch.values()]).view(B, C)
+    return logits, logits.softmax(-1)
+
+
+def choice_by_name(batch, scorer):  # the scorer called with keywords, flatten(0, 1): correct in any key order
+    B, C, _ = batch["input_ids"].shape
+    logits = scorer(**{k: v.flatten(0, 1) for k, v in batch.items()}).reshape(B, C)
+    return logits, torch.softmax(logits, dim=1)
+
+
 def choice_in_place(batch, scorer):
     batch["input_ids"].clamp_(max=5)
     return SOLUTIONS["my_choice_logits"](batch, scorer)
 
 
-@pytest.mark.parametrize("style", [SOLUTIONS["my_choice_logits"], choice_loop, choice_per_choice])
+@pytest.mark.parametrize("style", [SOLUTIONS["my_choice_logits"], choice_loop, choice_per_choice, choice_by_name])
 def test_choice_logits_accepts(style, capsys):
     check.choice_logits(style)
     assert "✓" in capsys.readouterr().out
@@ -318,6 +342,7 @@ def test_choice_logits_accepts(style, capsys):
     (choice_squeezed, r"\(1, 3, 4\), one question.*expected shape \(1, 3\), received shape \(3,\)"),
     (choice_exp_over_sum, r"(?s)hand case .*probs.*nan.*exp overflows float32"),
     (choice_view, r"(?s)not contiguous in memory.*raised RuntimeError: view size.*\n.*hint: .view needs"),
+    (choice_by_values, r"(?s)keys in another order.*expected 213, received 0"),
 ])
 def test_choice_logits_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

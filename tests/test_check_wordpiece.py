@@ -174,11 +174,12 @@ def wordpiece(word, vocab, *, prefix="##", longest=True, partial=False, limit=10
         return [(p, s, e) if p != "[UNK]" else (p, 0, 0) for p, s, e in triples]
     if offsets == "pieces only":
         return [p for p, _, _ in triples]
-    if offsets == "lstrip" and triples[:1] != [("[UNK]", 0, len(word))]:  # lengths added up, leading "#"s gone
+    if offsets in ("lstrip", "replace") and triples[:1] != [("[UNK]", 0, len(word))]:  # lengths added up
         out, pos = [], 0
         for p, _, _ in triples:
-            out.append((p, pos, pos + len(p.lstrip("#"))))
-            pos += len(p.lstrip("#"))
+            text = p.lstrip("#") if offsets == "lstrip" else p.replace("##", "")  # every leading "#" / every "##" gone
+            out.append((p, pos, pos + len(text)))
+            pos += len(text)
         return out
     return triples
 
@@ -250,6 +251,10 @@ def test_the_wordpiece_of_these_tests_is_right():
     check.wordpiece_encode(wordpiece)
 
 
+def wordpiece_looked_up_by_id(word, vocab):  # `if vocab.get(piece):` on a dict: a piece of id 0 counts as missing
+    return wordpiece(word, {p for p in vocab if vocab[p]} if isinstance(vocab, dict) else vocab)
+
+
 @pytest.mark.parametrize("bug, message", [
     (lambda w, v: wordpiece(w, v, prefix=""), r"\[Google's example\](.|\n)*'##' in front"),
     (lambda w, v: wordpiece(w, v, longest=False), r"\[the longest match first\](.|\n)*\n  received \['u', '##n'"
@@ -265,6 +270,11 @@ def test_the_wordpiece_of_these_tests_is_right():
      r"\[a '#' of the word itself\], the offsets(.|\n)*received \[\('c', 0, 1\), \('###', 1, 1\)\](.|\n)*"
      r"lstrip\('#'\) also strips"),
     (lambda w, v: wordpiece(w, v, limit=None), r"\[101 characters\](.|\n)*more than 100 characters"),
+    (lambda w, v: wordpiece(w, v, offsets="replace"),
+     r"\[two '#'s of the word itself\], the offsets(.|\n)*received \[\('c', 0, 1\), \('####', 1, 1\)\](.|\n)*"
+     r"replace\('##', ''\) a '##' of it"),
+    (wordpiece_looked_up_by_id,
+     r"\[a dict vocabulary whose piece 'a' has id 0\], the pieces(.|\n)*`piece in vocab`"),
     (lambda w, v: wordpiece(w, v, limit=99), r"\[100 characters\](.|\n)*exactly 100 characters is still cut"),
     (backtracking, r"\[the greedy trap\], the pieces(.|\n)*received \['a', '##bc'\](.|\n)*greedy never goes back"),
     (lambda w, v: wordpiece(w.lower(), v), r"\[a cased vocabulary\], the pieces(.|\n)*do not lower-case"),

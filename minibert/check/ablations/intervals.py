@@ -61,6 +61,10 @@ HAND = [  # (a, b, confidence, lesson)
     ([0.61, 0.63], [0.60, 0.58, 0.65], 0.95, "two seeds on one side: t at few degrees of freedom is wide"),
     ([81.0, 83.0] * 10, [80.5, 82.5] * 10, 0.95,
      "20 seeds a side, df 38: Student's t there is 2.024, not yet the normal 1.96: interval [-0.157, 1.157]"),
+    ([81.0, 83.0] * 70, [80.5, 82.5] * 70, 0.95,
+     "70 seeds a side, df 278, past a printed t table's last row (120): t is 1.969, still not the normal 1.96"),
+    ([60.0, 60.0, 60.0], [55.0, 57.0, 56.0, 60.0, 52.0], 0.95,
+     "every seed of a scored the same (s_a = 0): ν is then n_b − 1 = 4, interval [0.38, 7.62]"),
 ]
 
 

@@ -167,9 +167,10 @@ def offset_score(fn) -> None:
         add(f"hand case probs = {probs[0, 0].tolist()}, offset {offset}", probs, mask, offset,
             torch.tensor([expected], dtype=torch.float64))
     g = torch.Generator().manual_seed(61)
-    # The last holds a sentence of 2 real tokens, shorter than the offset: it has no pair at all.
+    # The fifth holds a sentence of 2 real tokens, shorter than the offset: it has no pair at all. The last is one
+    # sentence, padded all the same: a batch of one still has its padding to leave out.
     shapes = [(2, 3, 6, [6, 4], -1), (3, 2, 7, [7, 3, 5], 1), (2, 4, 9, [5, 9], -2), (1, 2, 5, [5], 3),
-              (3, 2, 6, [6, 2, 5], 3)]
+              (3, 2, 6, [6, 2, 5], 3), (1, 3, 8, [5], -1)]
     for B, nh, T, lengths, offset in shapes:
         p, m = _random_case(g, B, nh, T, lengths)
         add(f"random case (B, nh, T) = {(B, nh, T)}, real lengths {lengths}, offset {offset}", p, m, offset,

@@ -9,7 +9,7 @@ import torch
 
 from ...config import BertConfig
 from ...model import Embeddings
-from ..common import expect_close, passed
+from ..common import ExerciseError, expect_close, passed
 from ._shared import _call_pure, _expect, _model, _t
 
 # ---------------------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def embeddings(fn) -> None:
     """Check `fn(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps)`: six cases
     worked out by hand (LayerNorm twice, positions, segments, a batch, the [SEP]s and padding), each
     catching its own mistakes, then random pairs and single sentences against minibert's Embeddings."""
-    hand = (_variance, _eps_and_affine, _positions, _segments, _a_batch, _separators)
+    hand = (_variance, _eps_and_affine, _positions, _segments, _a_batch, _separators, _large_offset, _float64)
     for case in hand:
         case(fn)
     random = _random_cases(fn)
@@ -176,6 +176,41 @@ def _separators(fn) -> None:
     rows = lambda types: _t(S)[types.long()]  # noqa: E731  (B, T) types -> (B, T, 4): their segment rows
     _expect(name, got, rows(token_types(ids, 2)), bugs=[(rows(types), why) for types, why in _type_mistakes(ids, 2)],
             hint="type 1 from the token after the first [SEP] through the second [SEP], 0 everywhere else")
+
+
+def _large_offset(fn) -> None:
+    # 7. float32 features that share a large offset: every word row is 3000.1 + 0.5 · a ±1 pattern. The mean
+    #    is ~3000 and the variance 0.25, so LayerNorm gives the ±1 pattern. A one-pass variance, mean(x²) -
+    #    mean(x)², subtracts two numbers near 9e6 whose float32 spacing is 1: the variance it finds is garbage.
+    rows = [[1, 1, -1, -1], [1, -1, 1, -1], [-1, 1, 1, -1]]
+    word = [[3000.1 + 0.5 * r for r in row] for row in rows]
+    name = (f"float32, word rows 3000.1 + 0.5 · {rows} (a large common offset), token ids [[0, 1, 2]], no [SEP] "
+            "(sep_id 5), zero position and segment rows, γ = 1, β = 0, eps = 1e-12")
+    got = _embed_case(fn, name, [[0, 1, 2]], 5, word, [Z, Z, Z], [Z, Z])
+    expect_close(name, got, _t([rows]), atol=1e-2,
+                 hint="LayerNorm must not depend on an offset shared by all features: subtract the mean first, then "
+                      "average the squared deviations ((x - mean) ** 2).mean(-1); mean(x ** 2) - mean(x) ** 2 "
+                      "cancels catastrophically in float32 when the mean is large")
+
+
+def _float64(fn) -> None:
+    # 8. The tables in float64: the result must stay float64 and agree to float64's precision (1e-10),
+    #    so nothing may pass through float32 on the way.
+    g = torch.Generator().manual_seed(8)
+    word, position, segment = (torch.randn(n, 6, generator=g, dtype=torch.float64) for n in (9, 7, 2))
+    weight, bias = 1 + torch.randn(6, generator=g, dtype=torch.float64), torch.randn(6, generator=g).double()
+    ids = torch.tensor([[3, 5, 4, 6, 4, 0], [3, 7, 4, 0, 0, 0]])
+    x = word[ids] + segment[token_types(ids, 4)] + position[:6]
+    expected = _layer_norm(x, 1e-12) * weight + bias
+    name = (f"float64 tables (V = 9, P = 7, H = 6, random values), input_ids {ids.tolist()}, sep_id 4, "
+            "random γ and β in float64, eps = 1e-12")
+    got = _call_pure(fn, name, {}, ids, 4, word, position, segment, weight, bias, 1e-12)
+    if isinstance(got, torch.Tensor) and got.dtype != torch.float64:
+        raise ExerciseError(f"{name}: your result has dtype {got.dtype}, expected torch.float64\n  hint: compute in "
+                            "the tables' own dtype; a constant tensor made without dtype= is float32, and "
+                            ".float() casts float64 down")
+    expect_close(name, got, expected, atol=1e-10, rtol=1e-10,
+                 hint="in float64 the result must agree to 1e-10: did a step pass through float32?")
 
 
 def _random_cases(fn) -> int:

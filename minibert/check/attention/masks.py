@@ -59,7 +59,9 @@ def _check_mask(name: str, got, attention_mask: torch.Tensor, dtype: torch.dtype
             hint = (f"torch.finfo(torch.float32).min is beyond the range of {dtype}, so it became -inf; use "
                     "torch.finfo(dtype).min of the dtype asked for")
         raise ExerciseError(f"{name}: your mask holds -inf{where}\n  hint: {hint}")
-    if not (values[~real] <= LARGE_NEGATIVE).all():
+    # -10000 rounded to the dtype asked for: bfloat16 holds -9984, not -10000, and Google's adder gives that.
+    limit = torch.tensor(LARGE_NEGATIVE, dtype=dtype).item() if dtype.is_floating_point else LARGE_NEGATIVE
+    if not (values[~real] <= limit).all():
         hint = ("padded keys need a large negative number (at most -10000, e.g. torch.finfo(dtype).min), so that "
                 "exp(score + mask) is exactly 0")
         if ((values == 0) | (values == 1)).all():
@@ -84,7 +86,8 @@ def padding_mask(fn) -> None:
             ([[1, 1, 1, 1]], torch.float32, "one sequence without padding: all zeros, shape (1, 1, 1, 4)"),
             ([[0, 0, 1, 1, 1]], torch.float32, "padding on the left: the first two keys are masked"),
             ([[1, 1, 0], [1, 1, 1]], torch.float16, "half precision, whose most negative number is -65504"),
-            ([[1, 0, 0, 0]], torch.float64, "double precision")]:
+            ([[1, 0, 0, 0]], torch.float64, "double precision"),
+            ([[1, 0, 1]], torch.bfloat16, "bfloat16, whose most negative number, -3.3895e38, is above float32's")]:
         attention_mask = torch.tensor(attention_mask)
         name = f"attention_mask {attention_mask.tolist()}" + ("" if dtype is None else f", dtype={dtype}") + \
             f" ({what})"

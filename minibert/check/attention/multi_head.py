@@ -12,6 +12,7 @@ from ...config import BertConfig
 from ...model import SelfAttention
 from ..common import ExerciseError, expect_close, passed
 from ._shared import SHAPE_ERRORS, _call_pure, _diagnose, _expect, _model, _t
+from .multi_head_extremes import one_head_extremes, packed_float64
 
 NAMES = [f"{p}.{w}" for p in ("query", "key", "value", "output") for w in ("weight", "bias")]
 
@@ -180,7 +181,9 @@ def packed_attention(fn) -> None:
                 hint = _diagnose(got, [(lambda c=c: c().masked_fill(~real, 0.0), m)
                                        for c, m in _packed_mistakes(x, ids, weights, nh)])
         expect_close(name, got, expected.double(), atol=1e-5, hint=hint)
-    passed("packed_attention", f"1 hand-computed case and {len(cases)} random ones agree with minibert's "
+    packed_float64(fn, lambda name, *args: _call_with_weights(fn, name, *args, hints=PACKED_ERRORS), _packed_ids,
+                   _each_sequence_alone, _weights)
+    passed("packed_attention", f"1 hand-computed case and {len(cases) + 1} random ones agree with minibert's "
                                "SelfAttention run on each sequence alone")
 
 
@@ -247,7 +250,9 @@ def one_head(fn) -> None:
              "you used column i of the probabilities (how much each query attends to token i); query i's weights "
              "are row i, a softmax over the keys")]) if isinstance(got, torch.Tensor) else ""
         expect_close(name, got, expected, atol=1e-5, hint=hint)
-    passed("one_head", f"1 hand-computed case and {len(cases)} random ones agree with minibert's SelfAttention")
+    extra = one_head_extremes(fn, lambda name, x, w, *rest: _call_with_weights(fn, name, x, None, w, *rest),
+                              _one_head, _as_tensor)
+    passed("one_head", f"1 hand-computed case and {len(cases) + extra} random ones agree with minibert's SelfAttention")
 
 
 def _head_shape(name, got, T, H, nh):

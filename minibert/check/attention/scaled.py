@@ -12,6 +12,7 @@ from ...config import BertConfig
 from ...model import SelfAttention
 from ..common import ExerciseError, expect_close, expect_same_gradients, passed
 from ._shared import SHAPE_ERRORS, _call_pure, _close, _model, _rounded, _t
+from .scaled_extremes import _float64
 from .scaled_mistakes import _case, _check_probs, _pair
 
 L3 = math.log(3)
@@ -30,8 +31,9 @@ def scaled_attention(fn) -> None:
     _all_padding(fn, torch.float16)
     _negative_scores_in_half(fn)
     _large_scores(fn)
+    _float64(fn)
     _gradients(fn)
-    passed("scaled_attention", f"{len(hand) + 3} hand-computed cases (two in float16) and {random} random "
+    passed("scaled_attention", f"{len(hand) + 4} hand-computed cases (two in float16) and {random} random "
                                "ones agree with minibert and F.scaled_dot_product_attention, gradients included")
 
 

@@ -53,7 +53,7 @@ def batches(n: int, seed: int, last: int = 8) -> list[dict]:
 
 
 def reference(model, train, dev, *, zero_grad=True, scheduler_first=False, warmup=True, clip=1.0, decay="matrices",
-              total="all", rounding=int) -> tuple[list[float], list[torch.Tensor]]:
+              total="all", rounding=int, proportion=WARMUP) -> tuple[list[float], list[torch.Tensor]]:
     """minibert's loop on (model, batches); the switches make the usual mistakes. Returns (dev accuracy
     after each epoch, the final weights)."""
     groups = {"matrices": [[p for p in model.parameters() if p.ndim >= 2], [p for p in model.parameters() if p.ndim < 2]],
@@ -61,7 +61,7 @@ def reference(model, train, dev, *, zero_grad=True, scheduler_first=False, warmu
     optimizer = torch.optim.AdamW([{"params": groups[0], "weight_decay": 0.01}, {"params": groups[1], "weight_decay": 0.0}],
                                   lr=LR, eps=1e-6)
     steps = EPOCHS * len(train) if total == "all" else len(train)
-    warm = rounding(WARMUP * steps) if warmup else 0
+    warm = rounding(proportion * steps) if warmup else 0
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: bert_schedule(step, warm, steps))
     accuracies = []
     for _ in range(EPOCHS):
@@ -119,6 +119,23 @@ def _modes(recorder: Recorder, train: list[dict], dev: list[dict]) -> None:
                             "(the scoring after the last one left the model in eval mode)")
 
 
+def _no_warmup_steps(fn) -> None:
+    """A short run (2 batches, 3 epochs: 6 steps) at warmup_proportion=0.1: int(0.6) = 0 steps of warm-up, so the
+    rate starts at its peak. A schedule that divides by the warm-up's length there raises ZeroDivisionError."""
+    train, dev = batches(2, 7), batches(1, 107, last=5)
+    _, weights = reference(Recorder(7), train, dev, proportion=0.1)
+    recorder = Recorder(7)
+    start = [p.detach().clone() for p in recorder.parameters()]
+    case = f"a 2-layer BERT, 2 batches of 8, {EPOCHS} epochs, lr {LR}, warm-up 0.1 (int(0.1 x 6 steps) = 0 steps)"
+    call(fn, case, recorder, train, dev, EPOCHS, LR, 0.1)
+    mine = [p.detach().clone() for p in recorder.parameters()]
+    if weights_apart(mine, weights, start) > 1e-3:
+        raise ExerciseError(f"{case}: the weights after your loop are not minibert's (off by "
+                            f"{weights_apart(mine, weights, start):.0%} of how far training moved them)\n  hint: "
+                            "with 0 steps of warm-up there is no ramp: the multiplier is 1 - step / all_steps "
+                            "from the first step on")
+
+
 def finetune_loop(fn) -> None:
     """`fn(model, train_batches, dev_batches, epochs, lr, warmup_proportion)` -> the dev accuracy after each
     epoch; the model's weights after it are those minibert's loop leaves."""
@@ -155,5 +172,6 @@ def finetune_loop(fn) -> None:
                                 f"received {list(got)}\n  hint: the share of dev rows whose arg-max logit is the label, "
                                 f"over all the {sum(len(b['labels']) for b in dev)} dev rows (in batches of "
                                 f"{' and '.join(str(len(b['labels'])) for b in dev)}), as a float")
-    passed("finetune_loop", "the weights after 3 epochs are minibert's loop's, on two runs; one dev accuracy per "
+    _no_warmup_steps(fn)  # after the two runs, so that their hints come first
+    passed("finetune_loop", "the weights after 3 epochs are minibert's loop's, on three runs; one dev accuracy per "
                             "epoch, scored in eval mode")

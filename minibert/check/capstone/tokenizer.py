@@ -37,6 +37,11 @@ MORE = [
     ("del\x7fete", "a control character (U+007F, category Cc) is dropped, not a space: 'delete' is one word"),
     ("one\u00a0two\r\nthree", "a no-break space (U+00A0) and \\r are whitespace too: three words"),
     ("Straße", "lower-case with str.lower(): 'ß' stays 'ß' (str.casefold() would make it 'ss')"),
+    ("page\x0cbreak", "a form feed (U+000C) is a control character (Cc), dropped like the others, not a space: of the "
+                      "control characters only tab, \\n and \\r are spaces, whatever str.isspace() says: 'pagebreak'"),
+    ("$5 +1 a|b ~x 2^3 <b>", "ASCII symbols that are not Unicode punctuation ($ + | ~ ^ < >, categories Sc, Sm and "
+                            "Sk) are split off too: every ASCII character that is neither a letter nor a digit"),
+    ("#1 ##hash", "'#' is punctuation like any other, even at a word's start: '##hash' is '#', '#', 'hash'"),
 ]
 
 

@@ -113,5 +113,37 @@ def feed_forward(fn) -> None:
             expected = _ffn_module(w1, b1, w2, b2)(x)
         _ffn_case(fn, f"random case x {(B, T, H)}, w1 {(I, H)}, w2 {(H, I)}", x, w1, b1, w2, b2, expected,
                   atol=2e-5)
-    passed("feed_forward", f"{len(_FFN_HAND)} hand-computed cases and {len(shapes)} random ones agree with "
+    edge = _edge_cases(fn)
+    passed("feed_forward", f"{len(_FFN_HAND)} hand-computed cases and {len(shapes) + edge} random ones agree with "
                            "minibert's FeedForward (exact GELU)")
+
+
+def _edge_cases(fn) -> int:
+    """x that is not contiguous in memory (a transposed batch, as hidden states often are), then every
+    tensor in float64 (the result stays float64, exact to 1e-10); returns how many cases passed."""
+    g = torch.Generator().manual_seed(3_11)
+    w1, b1, w2, b2 = (torch.randn(*shape, generator=g, dtype=torch.float64) / 3
+                      for shape in ((20, 6), (20,), (6, 20), (6,)))
+    x = torch.randn(4, 3, 6, generator=g, dtype=torch.float64).transpose(0, 1)  # (3, 4, 6), not contiguous
+    weights32 = [t.float() for t in (w1, b1, w2, b2)]
+    name = "random case x (3, 4, 6) not contiguous in memory (x = t.transpose(0, 1)), w1 (20, 6), w2 (6, 20)"
+    with torch.no_grad():
+        expected = _ffn_module(*weights32)(x.float())
+    try:
+        _ffn_case(fn, name, x.float(), *weights32, expected, atol=2e-5)
+    except ExerciseError as e:
+        if "view size is not compatible" in str(e):
+            raise _with_hint(e, "x here is a transposed tensor, not contiguous in memory, so .view cannot flatten "
+                                "it; use .reshape, or x @ w1.T directly on the 3-D x") from None
+        raise
+    name = "random case in float64: x (3, 4, 6), w1 (20, 6), b1, w2 (6, 20), b2 all torch.float64"
+    x = x.contiguous()
+    expected = nn.functional.gelu(x @ w1.T + b1) @ w2.T + b2  # exact GELU, all in float64
+    got = call(fn, name, x.clone(), w1.clone(), b1.clone(), w2.clone(), b2.clone())
+    if isinstance(got, torch.Tensor) and got.dtype != torch.float64:
+        raise ExerciseError(f"{name}: expected a torch.float64 result, received {got.dtype}\n  hint: compute in the "
+                            "inputs' dtype; .float(), or a constant tensor made without dtype=, casts float64 down")
+    expect_close(name, got, expected, atol=1e-10, rtol=1e-10,
+                 hint="in float64 the result must agree to 1e-10: did a step pass through float32 (or a rounded "
+                      "constant such as 1.414 for √2)?")
+    return 2

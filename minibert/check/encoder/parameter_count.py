@@ -149,6 +149,10 @@ def _count_case(fn, name, config, expected, diagnosis=None):
     count = as_count(got)
     if count is None:
         raise ExerciseError(f"{name}: expected an integer count, received {got!r} ({type(got).__name__})")
+    if isinstance(as_scalar(got), float):  # the exercise asks for an int: a count is a whole number
+        raise ExerciseError(f"{name}: expected an int, received {got!r} ({type(got).__name__}), a whole number held "
+                            "as a float\n  hint: / always gives a float in Python, even when it divides exactly; "
+                            "use // or integer arithmetic throughout (the number of heads does not change the count)")
     if count != expected:
         expect_equal(name, count, expected, hint=(diagnosis or _count_diagnosis)(config, count))
 

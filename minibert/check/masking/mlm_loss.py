@@ -174,6 +174,26 @@ def masked_lm_metrics(fn) -> None:
                                     "tensors you are given, without .detach() or copying them into new ones")
             expect_close(f"{case}: the gradient of the loss with respect to {label}", tensor.grad, ref.grad)
         _check_accuracies(case, result, hidden, emb, bias, ids, labels)
-    passed("masked_lm_metrics", f"{len(cases)} cases: the loss and its gradients equal cross_entropy over the "
+    _float64_case(fn)
+    passed("masked_lm_metrics", f"{len(cases) + 1} cases: the loss and its gradients equal cross_entropy over the "
                                 "labelled positions of the tied decoder's logits, and the accuracy at [MASK], "
                                 "random and kept positions is selected_kinds'")
+
+
+def _float64_case(fn) -> None:
+    """hidden, word_embeddings and bias in float64: the loss stays float64, exact to 1e-10 (a model run in
+    double precision, as for a gradient check, must not lose it to float32 on the way)."""
+    hidden, emb, bias, labels = (t.double() if t.is_floating_point() else t for t in _case(2, 6, 8, 13, 7, [3, 2]))
+    hidden, ids = _shown(hidden, emb, labels)
+    case = ("float64: hidden (2, 6, 8), word_embeddings (13, 8) and bias (13,) in torch.float64, [MASK] id 12, "
+            f"input_ids {ids.tolist()}, labels {labels.tolist()}")
+    result = call(fn, case, hidden.clone(), emb.clone(), bias.clone(), ids.clone(), labels.clone(), 12)
+    got = result.get("loss") if isinstance(result, dict) else None
+    expected = _expected(hidden, emb, bias, labels)
+    if isinstance(got, torch.Tensor) and got.dtype != torch.float64:
+        raise ExerciseError(f"{case}: expected the loss in torch.float64, received {got.dtype}\n  hint: compute in "
+                            "the dtype you are given; .float() casts float64 down to float32")
+    expect_close(case + ", the loss", got.reshape(()) if isinstance(got, torch.Tensor) else got, expected,
+                 atol=1e-10, rtol=1e-10, hint="in float64 the loss must agree to 1e-10: did a step pass through "
+                                              "float32?")
+    _check_accuracies(case, result, hidden, emb, bias, ids, labels)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy
+
 from ..common import ExerciseError, call, expect_rate, passed
 
 # ---- 4.3 NSP pairs -------------------------------------------------------------------------------
@@ -27,8 +29,10 @@ def _pair_problem(case, documents, index, out) -> tuple[str | None, tuple | None
     if not (isinstance(out, tuple) and len(out) == 3):
         return f"{case}: expected a tuple (a_sentences, b_sentences, is_next), received {out!r}", None
     a, b, is_next = out
-    if not isinstance(is_next, bool) and is_next not in (0, 1):
-        return f"{case}: is_next must be True or False, received {is_next!r}", None
+    if not isinstance(is_next, (bool, numpy.bool_)):  # a Python or numpy bool; not an int label
+        hint = ("\n  hint: is_next is True when B follows A: return a bool, not an int label such as minibert's "
+                "(0 for IsNext); rng.random() < 0.5 is a bool, rng.randint(0, 1) an int") if is_next in (0, 1) else ""
+        return f"{case}: is_next must be True or False, received {is_next!r}" + hint, None
     is_next = bool(is_next)
     where_is = _locate(documents)
     for name, part in (("A", a), ("B", b)):

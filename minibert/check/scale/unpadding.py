@@ -29,6 +29,8 @@ HAND = [  # (x, attention_mask, lesson)
     (_grid(2, 3), [[1, 1, 1], [1, 1, 1]], "nothing padded: N = B·T, and the indices count 0 .. B·T - 1"),
     (_grid(2, 3, 2, dtype=torch.float), [[0, 1, 0], [0, 0, 0]],
      "one real token in the whole batch: packed is still (N, H) = (1, 2), and indices (1,)"),
+    (_grid(1, 5, 2, dtype=torch.float), [[1, 1, 1, 0, 0]],
+     "a batch of one row, padded all the same: its padding is dropped too, N = 3"),
 ]
 
 
@@ -106,6 +108,8 @@ def _unpad_case(fn, name, x, mask):
 
 def _pad_case(fn, name, x, mask):
     packed, indices = unpad_reference(x, mask)
+    if not x.is_contiguous():  # then packed (N, H) is given as a transposed view too
+        packed = packed.t().contiguous().t()
     B, T = mask.shape
     p0, i0 = packed.clone(), indices.clone()
     got = call(fn, name, packed, indices, B, T)
@@ -146,6 +150,10 @@ def _random_cases(seed: int):
         cases.append((f"random batch (B, T{', H' if H else ''}) = {tuple(x.shape)}, lengths {lengths.tolist()}", x, mask))
     mask = (torch.rand(4, 9, generator=g) < 0.6).long()
     cases.append(("a random mask with holes anywhere (4, 9)", torch.randn(4, 9, 2, generator=g, dtype=torch.float64), mask))
+    # Transposed views (as a (T, B, H) layout turned batch-first gives them): .view on them raises, .reshape copies
+    mask = (torch.rand(6, 3, generator=g) < 0.7).long().t()
+    cases.append(("a non-contiguous batch: x = torch.randn(6, 3, 4).transpose(0, 1) and a transposed mask (3, 6)",
+                  torch.randn(6, 3, 4, generator=g).transpose(0, 1), mask))
     tok = minilm_tokenizer()
     enc = tok(list(valid_lines()[:6]), padding=True, return_tensors="pt")
     cases.append((f"six sentences of the course corpus, tokenized and padded to {enc['input_ids'].shape[1]} "

@@ -135,6 +135,10 @@ def choice_logits(fn) -> None:
     apart = {k: v.transpose(0, 1).contiguous().transpose(0, 1) for k, v in cases[0][1].items()}
     more.append(("hand case (B, C, T) = (2, 3, 4) again, its tensors not contiguous in memory (a (C, B, T) tensor "
                  "transposed): a row's score = the sum of its real ids", apart, _sum_scorer, cases[0][3]))
+    # The dict promises its keys, not their order: a scorer fed batch.values() in order reads the wrong tensors.
+    reordered = {k: cases[0][1][k] for k in ("token_type_ids", "attention_mask", "input_ids")}
+    more.append(("hand case (B, C, T) = (2, 3, 4) again, its keys in another order (token_type_ids, attention_mask, "
+                 "input_ids): a row's score = the sum of its real ids", reordered, _sum_scorer, cases[0][3]))
     cases.append(("the course model's BertForMultipleChoice on 3 next-sentence-choice questions (B, C, T) = "
                   f"{tuple(batch['input_ids'].shape)}", batch, score, expected))
     for name, batch, score, expected in cases + more:

@@ -22,6 +22,9 @@ HAND = [
     (["New", "York"], [1, 2], "one piece per word: only [CLS] and [SEP] get -100"),
     (["Weissmuller", "snored", "."], [0, 1, 0], "label 0 is a real label, kept on the first piece"),
     (["Ahab's", "leg"], [2, 0], "'Ahab's' is ah ##ab ' s: four pieces, two of them without ##, and still one word"),
+    (["Café", "#1", "🐋", "Moby-Dick"], [1, 2, 0, 1],
+     "'Café' is cafe (accents stripped), '#1' is # 1 (a piece that is itself '#'), the whale [UNK] and 'Moby-Dick' "
+     "mob ##y - dick: a piece's spelling need not match the word's; tokenize each word alone"),
 ]
 
 

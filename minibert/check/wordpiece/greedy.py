@@ -66,14 +66,22 @@ WORDPIECE_CASES = [
     # characters of the '##' prefix are not in the word, so the piece '###' spans one character.
     ("a '#' of the word itself", "c#", {"c", "###"}, ["c", "###"],
      "a continuation is '##' + the text of the word: here '##' + '#'"),
+    # Only the first two characters of a piece are its prefix: replace('##', '') also eats the word's '##'.
+    ("two '#'s of the word itself", "c##", {"c", "####"}, ["c", "####"],
+     "a continuation is '##' + the text of the word: here '##' + '##', which spans 2 characters of the word"),
 ]
+# A dict vocabulary {piece: id} is allowed, and an id may be 0 ([PAD]'s in VOCAB): a lookup must be
+# `piece in vocab`, never the truth of vocab.get(piece).
+DICT_CASE = ("my_wordpiece('ab', {'a': 0, '##b': 1}) [a dict vocabulary whose piece 'a' has id 0]", "ab",
+             {"a": 0, "##b": 1}, [("a", 0, 1), ("##b", 1, 2)])
 
 _OFFSET_HINTS = {
     "inclusive": "end is exclusive, as in word[start:end]: the piece 'un' of 'unaffable' is (0, 2), not (0, 1)",
     "prefix": "offsets index into the word itself, where there is no '##': '##aff' is word[2:5], so (2, 5)",
     "unk": "an '[UNK]' stands for the whole word: its span is (0, len(word)), whatever was cut before",
     "lstrip": "remove only the two characters of the '##' prefix (piece[2:]): lstrip('#') also strips a '#' "
-              "that belongs to the word, so '###' (the word's '#') spans 1 character, not 0",
+              "that belongs to the word, and replace('##', '') a '##' of it, so '###' (the word's '#') spans 1 "
+              "character and '####' (the word's '##') 2, not 0",
 }
 
 
@@ -123,6 +131,10 @@ def wordpiece_encode(fn) -> None:
         expected = reference.wordpiece(word, set(vocab))
         assert [t[0] for t in expected] == pieces, name  # the hand-worked pieces
         _compare(case, _triples(call(fn, case, word, set(vocab)), case), expected, hint)
+    case, word, vocab, expected = DICT_CASE
+    _compare(case, _triples(call(fn, case, word, dict(vocab)), case), expected,
+             hint="look a piece up with `piece in vocab`: vocab.get(piece) is 0, which is false, for a piece whose "
+                  "id is 0")
     again = _triples(call(fn, "again", "unaffable", set(_GOOGLE)), "again")
     if again != reference.wordpiece("unaffable", _GOOGLE):
         raise ExerciseError("my_wordpiece('unaffable', ...) gave another result when called a second time: "
@@ -144,5 +156,5 @@ def wordpiece_encode(fn) -> None:
         case = f"{_word_label(word, vocab)} [{label}; VOCAB = MiniLM's vocab.txt]"
         _compare(case, _triples(call(fn, case, word, vocab), case), reference.wordpiece(word, vocab),
                  hint="compare with minibert.tokenizer.reference.wordpiece(word, VOCAB)")
-    passed("wordpiece_encode", f"{len(WORDPIECE_CASES)} hand-computed cases and {len(words):,} random words "
+    passed("wordpiece_encode", f"{len(WORDPIECE_CASES) + 1} hand-computed cases and {len(words):,} random words "
                                "(MiniLM's 30,522-piece vocabulary) agree with minibert")
