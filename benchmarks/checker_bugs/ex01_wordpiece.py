@@ -11,6 +11,7 @@ from minibert.tokenizer.reference import CJK_RANGES
 from . import Exercise
 from collections import Counter, defaultdict
 import re
+import numpy as np
 
 EX = Exercise("1.1", "basic_words")
 
@@ -1184,3 +1185,453 @@ def closed_form_lengths(tokens_a, tokens_b, max_length):
             n_a, n_b = room - room // 2, room // 2
     tokens = ["[CLS]", *tokens_a[:n_a], "[SEP]", *tokens_b[:n_b], "[SEP]"]
     return tokens, [0] * (n_a + 2) + [1] * (n_b + 1)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX.batch = 7
+
+
+@EX.bug
+def unprintable_characters_dropped(text):
+    """I dropped every character that str.isprintable() rejects (after turning the whitespace into spaces), thinking "not printable" is the same as controls and format characters; it also drops the line and paragraph separators (Zl, Zp), which should split words, and unassigned code points (Cn), which should stay.
+    Differs on: "a\\u2028b" (expected ["a", "b"], gives ["ab"]); "x\\u0378y" (expected ["x\\u0378y"], gives ["xy"])."""
+    out = []
+    for ch in text:
+        if ch in " \t\n\r" or unicodedata.category(ch) == "Zs":
+            out.append(" ")
+            continue
+        if not ch.isprintable() or ch == "\ufffd":
+            continue
+        low = unicodedata.normalize("NFD", ch.lower())
+        low = "".join(c for c in low if unicodedata.category(c) != "Mn")
+        if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES):
+            low = " " + low + " "
+        out.append(low)
+    words = []
+    for chunk in "".join(out).split():
+        cur = ""
+        for c in chunk:
+            if (c.isascii() and not c.isalnum()) or unicodedata.category(c).startswith("P"):
+                if cur:
+                    words.append(cur)
+                words.append(c)
+                cur = ""
+            else:
+                cur += c
+        if cur:
+            words.append(cur)
+    return words
+
+
+@EX.bug
+def lower_only_for_letters(text):
+    """I lower-cased a character only if ch.isalpha(), since digits and symbols have no case; but circled letters (category So) and Roman numerals (Nl) have lower-case forms too.
+    Differs on: "Ⓐ Ⅻ" (expected ["ⓐ", "ⅻ"], gives ["Ⓐ", "Ⅻ"])."""
+    def clean(ch):
+        cat = unicodedata.category(ch)
+        if ch in (" ", "\t", "\n", "\r") or cat == "Zs":
+            return " "
+        if ch in ("\x00", "\ufffd") or cat in ("Cc", "Cf", "Co", "Cs"):
+            return ""
+        if ch.isalpha():
+            ch_low = ch.lower()
+        else:
+            ch_low = ch
+        s = "".join(c for c in unicodedata.normalize("NFD", ch_low) if unicodedata.category(c) != "Mn")
+        if any(a <= ord(ch) <= b for a, b in CJK_RANGES):
+            s = f" {s} "
+        return s
+
+    def is_punct(c):
+        return (c.isascii() and not c.isalnum()) or unicodedata.category(c)[0] == "P"
+
+    spaced = "".join(f" {c} " if is_punct(c) else c for c in "".join(map(clean, text)))
+    return spaced.split()
+
+
+@EX.bug
+def spacing_accents_dropped_too(text):
+    """When I stripped the accents I dropped the spacing accents as well as the combining ones (category Sk as well as Mn: ´ ¨ ˜ and the ASCII ^ and `), since they are accents too; the statement says exactly Mn.
+    Differs on: "a^b" (expected ["a", "^", "b"], gives ["ab"]); "x´y" (expected ["x´y"], gives ["xy"])."""
+    cleaned = ""
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            cleaned += " "
+        elif ch == "\x00" or ch == "\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            pass
+        else:
+            piece = ""
+            for c in unicodedata.normalize("NFD", ch.lower()):
+                if unicodedata.category(c) not in ("Mn", "Sk"):
+                    piece += c
+            if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES):
+                piece = " " + piece + " "
+            cleaned += piece
+    words = []
+    for chunk in cleaned.split():
+        start = 0
+        for i, c in enumerate(chunk):
+            if (c.isascii() and not c.isalnum()) or unicodedata.category(c).startswith("P"):
+                if i > start:
+                    words.append(chunk[start:i])
+                words.append(c)
+                start = i + 1
+        if start < len(chunk):
+            words.append(chunk[start:])
+    return words
+
+
+@EX.bug
+def private_use_by_bmp_range(text):
+    """I dropped Cc, Cf and Cs by category, and the private-use characters by the range I knew, U+E000 to U+F8FF, instead of by category Co; the private-use planes 15 and 16 (U+F0000 and up) are Co too.
+    Differs on: "a\\U000F0001b" (expected ["ab"], gives ["a\\U000f0001b"]); "a\\ue000b" agrees."""
+    kept = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            kept.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Cs") or 0xE000 <= ord(ch) <= 0xF8FF:
+            continue
+        else:
+            stripped = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            kept.append(f" {stripped} " if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES) else stripped)
+    words = []
+    for chunk in "".join(kept).split():
+        current = ""
+        for ch in chunk:
+            if (ch.isascii() and not ch.isalnum()) or unicodedata.category(ch).startswith("P"):
+                words += [current, ch] if current else [ch]
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+@EX.correct
+def split_with_a_capturing_pattern(text):
+    """The text cleaned by a dict dispatch on the category, then each whitespace chunk cut by re.split with a capturing group of the punctuation characters it holds (string.punctuation for ASCII)."""
+    def normalise(ch):
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            return " "
+        if ch in "\x00\ufffd" or cat in {"Cc", "Cf", "Co", "Cs"}:
+            return ""
+        kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+        ideograph = any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
+        return {True: " " + kept + " ", False: kept}[ideograph]
+
+    words = []
+    for chunk in "".join(normalise(ch) for ch in text).split():
+        marks = sorted({c for c in chunk if c in string.punctuation or unicodedata.category(c).startswith("P")})
+        if not marks:
+            words.append(chunk)
+            continue
+        pattern = "([" + "".join(re.escape(m) for m in marks) + "])"
+        words.extend(part for part in re.split(pattern, chunk) if part)
+    return words
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX1_2.batch = 7
+
+
+_wordpiece_cuts_seen_b7 = {}  # memo of bug memo_keyed_by_word_only: word -> its cut
+
+
+@EX1_2.bug
+def found_flag_set_once(word, vocab):
+    """I kept a flag `found` to know whether some candidate matched, but set it to False once, before the while loop, instead of at each position; after the first piece it stays True, so where nothing fits I append the last (one-character) candidate tried instead of giving [UNK].
+    Differs on: "abc" with {"a", "ab", "##bc"} (expected [("[UNK]", 0, 3)], gives [("ab", 0, 2), ("##c", 2, 3)])."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    pieces = []
+    start = 0
+    found = False
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            candidate = word[start:end] if start == 0 else "##" + word[start:end]
+            if candidate in vocab:
+                found = True
+                break
+        if not found:
+            return [("[UNK]", 0, len(word))]
+        pieces.append((candidate, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.bug
+def plain_piece_when_hash_piece_missing(word, vocab):
+    """Inside the word I looked up "##" + text first and, when it was missing, the text without "##" (and returned whichever I found), thinking the ## form was only preferred; the statement says every piece after the first is looked up with "##".
+    Differs on: "ab" with {"a", "b"} (expected [("[UNK]", 0, 2)], gives [("a", 0, 1), ("b", 1, 2)]); with VOCAB, "runabout" (expected [("run", 0, 3), ("##ab", 3, 5), ("##out", 5, 8)], gives [("run", 0, 3), ("about", 3, 8)])."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    result, i = [], 0
+    while i < len(word):
+        match = None
+        for j in range(len(word), i, -1):
+            text = word[i:j]
+            if i == 0:
+                if text in vocab:
+                    match = text
+            elif "##" + text in vocab:
+                match = "##" + text
+            elif text in vocab:
+                match = text
+            if match is not None:
+                break
+        if match is None:
+            return [("[UNK]", 0, len(word))]
+        result.append((match, i, j))
+        i = j
+    return result
+
+
+@EX1_2.bug
+def memo_keyed_by_word_only(word, vocab):
+    """Words repeat a lot in a corpus, so I memoised the cuts in a module-level dict keyed by the word; I forgot that the cut also depends on the vocabulary, so a word cut once with one vocab keeps that cut with every other vocab.
+    Differs on: "unaffable" with {"un", "##aff", "##able"}, then "unaffable" with VOCAB (expected [("una", 0, 3), ("##ffa", 3, 6), ("##ble", 6, 9)], gives the first cut [("un", 0, 2), ("##aff", 2, 5), ("##able", 5, 9)] again)."""
+    if word in _wordpiece_cuts_seen_b7:
+        return list(_wordpiece_cuts_seen_b7[word])
+    if len(word) > 100:
+        cut = [("[UNK]", 0, len(word))]
+    else:
+        cut, start = [], 0
+        while start < len(word):
+            for end in range(len(word), start, -1):
+                candidate = word[start:end] if start == 0 else "##" + word[start:end]
+                if candidate in vocab:
+                    break
+            else:
+                cut = [("[UNK]", 0, len(word))]
+                break
+            cut.append((candidate, start, end))
+            start = end
+    _wordpiece_cuts_seen_b7[word] = list(cut)
+    return cut
+
+
+@EX1_2.bug
+def limit_counted_in_utf8_bytes(word, vocab):
+    """I applied the 100 limit to len(word.encode("utf-8")), thinking the Rust library counts bytes, so a word of 51 to 100 non-ASCII characters (2 bytes each in Greek or Cyrillic) is [UNK] without trying.
+    Differs on: "я" * 51 with {"я", "##я"} (expected 51 pieces ("я", 0, 1), ("##я", 1, 2), ..., gives [("[UNK]", 0, 51)]); an ASCII word agrees."""
+    if len(word.encode("utf-8")) > 100:
+        return [("[UNK]", 0, len(word))]
+    out, pos = [], 0
+    while pos < len(word):
+        hit = None
+        for stop in reversed(range(pos + 1, len(word) + 1)):
+            cand = ("##" if pos else "") + word[pos:stop]
+            if cand in vocab:
+                hit = (cand, pos, stop)
+                break
+        if hit is None:
+            return [("[UNK]", 0, len(word))]
+        out.append(hit)
+        pos = hit[2]
+    return out
+
+
+@EX1_2.correct
+def table_of_longest_matches_then_walk(word, vocab):
+    """A table of the longest match at every start position, built with max(..., default=None) over all the ends, then a walk from 0 that follows it (all-or-nothing [UNK] if the walk lands on a position with no match)."""
+    n = len(word)
+    if n > 100:
+        return [("[UNK]", 0, n)]
+    longest = {}
+    for s in range(n):
+        prefix = "##" if s > 0 else ""
+        longest[s] = max((e for e in range(s + 1, n + 1) if prefix + word[s:e] in vocab), default=None)
+    walk, s = [], 0
+    while s < n:
+        e = longest[s]
+        if e is None:
+            return [("[UNK]", 0, n)]
+        walk.append((("##" if s > 0 else "") + word[s:e], s, e))
+        s = e
+    return walk
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX1_3.batch = 7
+
+
+@EX1_3.bug
+def all_pairs_in_a_word(word_counts, splits):
+    """I listed the pairs of a word with itertools.combinations(pieces, 2), thinking it gives the neighbouring pairs; it gives every pair in order, so pieces that are not adjacent are paired too.
+    Differs on: {"hugs": 1} split ["h", "##u", "##g", "##s"] (expected 3 pairs, each 1.0; gives 6, with ("h", "##g"), ("h", "##s") and ("##u", "##s") also 1.0); the toy corpus gives ("h", "##g") = 15 / (15 × 20) = 0.05, which ties the best pair."""
+    piece_freq = Counter()
+    pair_freq = Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for piece in pieces:
+            piece_freq[piece] += n
+        for a, b in itertools.combinations(pieces, 2):
+            pair_freq[a, b] += n
+    return {(a, b): f / (piece_freq[a] * piece_freq[b]) for (a, b), f in pair_freq.items()}
+
+
+@EX1_3.bug
+def one_piece_words_skipped(word_counts, splits):
+    """A word that is a single piece has no pair, so I skipped it with `if len(pieces) < 2: continue` at the top of the loop, before counting its pieces; but its piece still occurs in the corpus and counts in freq(a).
+    Differs on: {"a": 3, "ab": 1} split {"a": ["a"], "ab": ["a", "##b"]} (expected {("a", "##b"): 1 / (4 × 1) = 0.25}, gives 1.0); the toy corpus in characters (no one-piece word) agrees."""
+    freq = defaultdict(int)
+    together = defaultdict(int)
+    for word, count in word_counts.items():
+        pieces = splits[word]
+        if len(pieces) < 2:
+            continue
+        for i, piece in enumerate(pieces):
+            freq[piece] += count
+            if i > 0:
+                together[pieces[i - 1], piece] += count
+    return {pair: together[pair] / (freq[pair[0]] * freq[pair[1]]) for pair in together}
+
+
+@EX1_3.bug
+def probabilities_instead_of_counts(word_counts, splits):
+    """I wrote the score with probabilities, p(ab) / (p(a) p(b)), dividing the pair counts by the number of pairs and the piece counts by the number of pieces, as in pointwise mutual information; the ranking is the same, but every score is multiplied by (pieces)² / (pairs).
+    Differs on: the toy corpus {hug: 10, pug: 5, pun: 12, bun: 4, hugs: 5} in characters (113 pieces, 77 pairs: score("##g", "##s") = 0.05 × 113² / 77 = 8.29 instead of 0.05)."""
+    pieces_seen, pairs_seen = Counter(), Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for p in pieces:
+            pieces_seen[p] += n
+        for pair in zip(pieces, pieces[1:]):
+            pairs_seen[pair] += n
+    n_pieces = sum(pieces_seen.values())
+    n_pairs = sum(pairs_seen.values())
+    p_piece = {p: c / n_pieces for p, c in pieces_seen.items()}
+    return {(a, b): (c / n_pairs) / (p_piece[a] * p_piece[b]) for (a, b), c in pairs_seen.items()}
+
+
+@EX1_3.bug
+def pieces_popped_from_the_splits(word_counts, splits):
+    """I walked through each word's pieces like a queue, taking the first with pieces.pop(0) and pairing it with the next one still in the list; the list is the caller's, so after my call every word of splits has no pieces left.
+    Differs on: the toy corpus in characters: the scores are right, but afterwards splits["hug"] is [] instead of ["h", "##u", "##g"] (a second call returns {})."""
+    piece_freq, pair_freq = Counter(), Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        while pieces:
+            first = pieces.pop(0)
+            piece_freq[first] += n
+            if pieces:
+                pair_freq[first, pieces[0]] += n
+    return {(a, b): f / (piece_freq[a] * piece_freq[b]) for (a, b), f in pair_freq.items()}
+
+
+@EX1_3.correct
+def numpy_ids_and_add_at(word_counts, splits):
+    """Pieces numbered with a dict, the occurrences and adjacent pairs gathered as id arrays, counted with np.add.at weighted by the word counts; the scores divided in Python ints."""
+    ids = {}
+    occ_ids, occ_w, left, right, pair_w = [], [], [], [], []
+    for word, n in word_counts.items():
+        seq = [ids.setdefault(p, len(ids)) for p in splits[word]]
+        occ_ids += seq
+        occ_w += [n] * len(seq)
+        left += seq[:-1]
+        right += seq[1:]
+        pair_w += [n] * (len(seq) - 1)
+    freq = np.zeros(len(ids), dtype=np.int64)
+    np.add.at(freq, np.array(occ_ids, dtype=np.int64), np.array(occ_w, dtype=np.int64))
+    pair_counts = {}
+    for a, b, w in zip(left, right, pair_w):
+        pair_counts[a, b] = pair_counts.get((a, b), 0) + w
+    name = {i: p for p, i in ids.items()}
+    return {(name[a], name[b]): c / (int(freq[a]) * int(freq[b])) for (a, b), c in pair_counts.items()}
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX1_4.batch = 7
+
+
+@EX1_4.bug
+def assembled_then_cut_to_max_length(tokens_a, tokens_b, max_length):
+    """With a single sentence I built [CLS] A [SEP] first and cut the whole sequence to max_length with a slice, so when A is too long the closing [SEP] is what gets cut (the pair case I truncated properly).
+    Differs on: (["a", "b", "c"], None, 4) (expected (["[CLS]", "a", "b", "[SEP]"], [0, 0, 0, 0]), gives (["[CLS]", "a", "b", "c"], [0, 0, 0, 0]))."""
+    if tokens_b is None:
+        tokens = (["[CLS]"] + tokens_a + ["[SEP]"])[:max_length]
+        return tokens, [0] * len(tokens)
+    a, b = list(tokens_a), list(tokens_b)
+    while len(a) + len(b) > max_length - 3:
+        if len(a) > len(b):
+            a.pop()
+        else:
+            b.pop()
+    return ["[CLS]"] + a + ["[SEP]"] + b + ["[SEP]"], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+
+
+@EX1_4.bug
+def b_capped_at_half_the_room(tokens_a, tokens_b, max_length):
+    """I worked the cut out in closed form: when the pair is too long, B keeps at most half the room (rounded down, as B is cut first at ties) and A what is left; but when A is short, B should also get the room A leaves unused.
+    Differs on: (["a"], ["b1", "b2", "b3", "b4", "b5", "b6"], 8) (expected B keeps b1-b4: (["[CLS]", "a", "[SEP]", "b1", "b2", "b3", "b4", "[SEP]"], [0, 0, 0, 1, 1, 1, 1, 1]), gives only b1, b2); the worked example (4 and 6 tokens, 8) agrees."""
+    if tokens_b is None:
+        a = tokens_a[:max_length - 2]
+        return ["[CLS]", *a, "[SEP]"], [0] * (len(a) + 2)
+    room = max_length - 3
+    n_a, n_b = len(tokens_a), len(tokens_b)
+    if n_a + n_b > room:
+        n_b = min(n_b, room // 2)
+        n_a = min(n_a, room - n_b)
+    a, b = tokens_a[:n_a], tokens_b[:n_b]
+    return ["[CLS]", *a, "[SEP]", *b, "[SEP]"], [0] * (n_a + 2) + [1] * (n_b + 1)
+
+
+@EX1_4.bug
+def types_from_the_given_lengths(tokens_a, tokens_b, max_length):
+    """I wrote the token types straight from the lists I was given, [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1), before thinking of the cut; after a cut the types are longer than the tokens and no longer line up.
+    Differs on: (["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4", "b5", "b6"], 8) (tokens right, types [0] * 6 + [1] * 7, 13 of them, instead of [0, 0, 0, 0, 0, 1, 1, 1]); without a cut it agrees."""
+    if tokens_b is None:
+        types = [0] * (len(tokens_a) + 2)
+    else:
+        types = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
+    len_a = len(tokens_a)
+    len_b = 0 if tokens_b is None else len(tokens_b)
+    budget = max_length - 2 if tokens_b is None else max_length - 3
+    while len_a + len_b > budget:
+        if len_a > len_b:
+            len_a -= 1
+        else:
+            len_b -= 1
+    tokens = ["[CLS]"] + tokens_a[:len_a] + ["[SEP]"]
+    if tokens_b is not None:
+        tokens += tokens_b[:len_b] + ["[SEP]"]
+    return tokens, types
+
+
+@EX1_4.bug
+def longer_side_picked_with_max(tokens_a, tokens_b, max_length):
+    """I picked the side to cut with max((a, b), key=len), which I took to be "the longer one"; at a tie max returns the first of the two, A, where the statement cuts B.
+    Differs on: (["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4", "b5", "b6"], 8) (expected (["[CLS]", "a1", "a2", "a3", "[SEP]", "b1", "b2", "[SEP]"], ...), gives (["[CLS]", "a1", "a2", "[SEP]", "b1", "b2", "b3", "[SEP]"], [0, 0, 0, 0, 1, 1, 1, 1])); (["a"], ["b"], 4) gives A cut instead of B."""
+    a = list(tokens_a)
+    b = [] if tokens_b is None else list(tokens_b)
+    limit = max_length - (2 if tokens_b is None else 3)
+    while len(a) + len(b) > limit:
+        max((a, b), key=len).pop()
+    tokens = ["[CLS]"] + a + ["[SEP]"]
+    types = [0] * len(tokens)
+    if tokens_b is not None:
+        tokens += b + ["[SEP]"]
+        types += [1] * (len(b) + 1)
+    return tokens, types
+
+
+@EX1_4.correct
+def deques_popped_and_types_by_position(tokens_a, tokens_b, max_length):
+    """Copies of the two sides as deques, popped from the right one token at a time; the token types read off each position (1 once past the first [SEP])."""
+    from collections import deque
+
+    a = deque(tokens_a)
+    b = None if tokens_b is None else deque(tokens_b)
+    specials = 2 if b is None else 3
+    while len(a) + (0 if b is None else len(b)) > max_length - specials:
+        if b is not None and len(b) >= len(a):
+            b.pop()
+        else:
+            a.pop()
+    tokens = ["[CLS]", *a, "[SEP]"] + ([] if b is None else [*b, "[SEP]"])
+    first_sep = len(a) + 1
+    return tokens, [int(i > first_sep) for i in range(len(tokens))]

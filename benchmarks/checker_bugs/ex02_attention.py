@@ -937,3 +937,434 @@ def heads_as_a_view_and_a_loop_over_keys(x, weights, num_heads, head, i):
     for j in range(T):
         out = out + (e[j] / total) * (torch.mv(Wv, x[j]) + bv)
     return out
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX2_1.batch = 7
+
+
+@EX2_1.bug
+def types_from_inclusive_cumsum(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I counted the [SEP]s with cumsum and took type 1 where the count is 1, forgetting that cumsum includes the token itself: the first [SEP] already counts 1, so type 1 starts AT the first [SEP] and stops before the second.
+    Differs on: [[CLS] a [SEP] b c [SEP] [PAD]] with random tables (types [0, 0, 1, 1, 1, 0, 0] instead of [0, 0, 0, 1, 1, 1, 0]: both [SEP] vectors differ)."""
+    B, T = input_ids.shape
+    sep_count = (input_ids == sep_id).long().cumsum(dim=1)
+    pair = (input_ids == sep_id).sum(dim=1, keepdim=True) >= 2
+    types = ((sep_count == 1) & pair).long()
+    x = word[input_ids] + segment[types] + position[:T]
+    mu = x.mean(-1, keepdim=True)
+    var = (x - mu).pow(2).mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def lone_sep_rule_forgotten(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I gave type 1 to every token with exactly one [SEP] before it, which is right for a pair, but forgot the one-sentence row: there the padding after its only [SEP] also has one [SEP] before it and gets type 1.
+    Differs on: [[CLS] a [SEP] [PAD] [PAD]] with random tables (types [0, 0, 0, 1, 1] instead of all 0: the [PAD] vectors differ); a row without padding agrees."""
+    T = input_ids.shape[-1]
+    sep = input_ids.eq(sep_id).long()
+    before = sep.cumsum(-1) - sep
+    token_types = before.eq(1).long()
+    x = word[input_ids] + segment[token_types] + position[torch.arange(T)]
+    centred = x - x.mean(dim=-1, keepdim=True)
+    return centred / (centred.pow(2).mean(dim=-1, keepdim=True) + eps).sqrt() * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def variance_with_bessel_correction(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I took the variance with x.var(dim=-1, keepdim=True), torch's default, which divides by H - 1 (the unbiased estimate), not by H.
+    Differs on: the worked LayerNorm example, one token with word row [1, 1, 3, 3], zero position and segment rows, γ = 1, β = 0, eps = 1e-12 (variance 4/3, gives ±0.866 instead of ±1)."""
+    B, T = input_ids.shape
+    is_sep = (input_ids == sep_id).long()
+    n_before = torch.cumsum(is_sep, dim=1) - is_sep
+    has_b = is_sep.sum(dim=1, keepdim=True) >= 2
+    types = torch.where(has_b & (n_before == 1), 1, 0)
+    x = word[input_ids] + segment[types] + position[torch.arange(T)].unsqueeze(0)
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def eps_argument_not_passed(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """For the LayerNorm I called F.layer_norm(x, (H,), ln_weight, ln_bias) and forgot to pass eps=eps, so it always uses its default 1e-5, whatever eps I was given.
+    Differs on: the worked LayerNorm example (word row [1, 1, 3, 3], γ = 1, β = 0) with eps = 1: expected ±1/√2 = ±0.7071, gives ±1.0000; with BERT's eps = 1e-12 the outputs differ by about 5e-6 relative."""
+    B, T = input_ids.shape
+    is_sep = (input_ids == sep_id).long()
+    seps_before = is_sep.cumsum(dim=-1) - is_sep
+    is_pair = is_sep.sum(dim=-1, keepdim=True) >= 2
+    token_type_ids = ((seps_before == 1) & is_pair).long()
+    x = word[input_ids] + segment[token_type_ids] + position[torch.arange(T)]
+    return F.layer_norm(x, (x.shape[-1],), ln_weight, ln_bias)
+
+
+@EX2_1.correct
+def row_walk_and_one_hot_products(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """The types from a walk along each row counting the [SEP]s (type 1 only in rows with two); the three lookups as one-hot matrices times the tables; LayerNorm with torch.var(unbiased=False)."""
+    B, T = input_ids.shape
+    types = torch.zeros(B, T, dtype=torch.long)
+    for b, row in enumerate(input_ids.tolist()):
+        if row.count(sep_id) < 2:
+            continue
+        seen = 0
+        for t, tok in enumerate(row):
+            if seen == 1:
+                types[b, t] = 1
+            if tok == sep_id:
+                seen += 1
+    dtype = word.dtype
+    x = (F.one_hot(input_ids, word.shape[0]).to(dtype) @ word
+         + F.one_hot(types, segment.shape[0]).to(dtype) @ segment
+         + F.one_hot(torch.arange(T), position.shape[0]).to(dtype) @ position)
+    var = torch.var(x, dim=-1, unbiased=False, keepdim=True)
+    return (x - x.mean(dim=-1, keepdim=True)) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX.batch = 7
+
+
+@EX.bug
+def sdpa_given_the_one_zero_mask_as_float(q, k, v, key_mask=None):
+    """I computed probs by hand (for the plot) and out with F.scaled_dot_product_attention, passing it the key mask converted to the query's dtype; a float attn_mask is ADDED to the scores, so my 1/0 mask adds 1 to the real keys and 0 to the padding instead of hiding it (probs are right, out is not).
+    Differs on: B = nh = T_q = 1, T_k = 2, hs = 4, random q, k, v, key_mask = [[1, 0]] (out mixes in the padded value, expected out = v₀); without a mask it agrees."""
+    hs = q.size(-1)
+    scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
+    attn_mask = None
+    if key_mask is not None:
+        scores = scores.masked_fill(key_mask[:, None, None, :] == 0, torch.finfo(scores.dtype).min)
+        attn_mask = key_mask[:, None, None, :].to(q.dtype)
+    probs = torch.softmax(scores, dim=-1)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
+    return out, probs
+
+
+@EX.bug
+def written_for_one_head(q, k, v, key_mask=None):
+    """I wrote it for one head, like the worked example: squeeze(1) to drop the head axis, 3-D products and a (B, 1, T_k) mask, unsqueeze(1) at the end; with several heads squeeze(1) does nothing, so the mask lines up with the wrong axes and the outputs gain an extra axis.
+    Differs on: B = 1, nh = 2, T_q = T_k = 2, hs = 4, random q, k, v, no mask (out has shape (1, 1, 2, 2, 4) instead of (1, 2, 2, 4)); with nh = 1 it agrees."""
+    q1, k1, v1 = q.squeeze(1), k.squeeze(1), v.squeeze(1)
+    scores = q1 @ k1.transpose(-2, -1) / math.sqrt(q1.shape[-1])        # (B, T_q, T_k)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return (probs @ v1).unsqueeze(1), probs.unsqueeze(1)
+
+
+@EX.bug
+def no_mask_made_with_query_length(q, k, v, key_mask=None):
+    """To have a single code path I made a mask of ones when none was given, torch.ones(B, T) with T = q.shape[2], the length I knew from self-attention; it is the number of queries, not keys, so it fails when they differ.
+    Differs on: key_mask=None, B = nh = 1, T_q = 2, T_k = 3, hs = 4 (raises a broadcasting RuntimeError; expected a (1, 1, 2, 4) output); T_q = T_k or T_q = 1 agrees."""
+    B, nh, T, hs = q.shape
+    if key_mask is None:
+        key_mask = torch.ones(B, T, dtype=torch.bool)
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(hs)
+    scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(-1)
+    return torch.einsum("bhqk,bhkd->bhqd", probs, v), probs
+
+
+@EX.bug
+def causal_triangle_by_habit(q, k, v, key_mask=None):
+    """I started from my GPT attention, which also hides every key after the query (tril of a T_q × T_k matrix of ones), and kept that line; BERT's attention is bidirectional, every query sees every real key.
+    Differs on: B = nh = 1, T_q = T_k = 2, hs = 4, random q, k, v, no mask (query 0's probs [1, 0] instead of the softmax of its two scores); the worked example (T_q = 1, T_k = 2) gives out [4, 0, 8, 1] instead of [3, 1, 6, 1]."""
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    allowed = torch.ones(T_q, T_k, dtype=torch.bool).tril()
+    if key_mask is not None:
+        allowed = allowed & key_mask.bool()[:, None, None, :]
+    scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.correct
+def minus_inf_cleaned_then_logsumexp(q, k, v, key_mask=None):
+    """Padded keys set to -inf, then torch.nan_to_num on the scores (which turns -inf into the dtype's lowest finite number); the probabilities as exp(scores - logsumexp), torch.matmul for both products."""
+    scores = torch.matmul(q, k.transpose(2, 3)) * (1.0 / math.sqrt(q.shape[3]))
+    if key_mask is not None:
+        keep = key_mask.to(torch.bool).reshape(key_mask.shape[0], 1, 1, key_mask.shape[1])
+        scores = torch.nan_to_num(scores.masked_fill(~keep, float("-inf")))
+    probs = torch.exp(scores - torch.logsumexp(scores, dim=3, keepdim=True))
+    return torch.matmul(probs, v), probs
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX2_3.batch = 7
+
+
+@EX2_3.bug
+def replacements_in_the_wrong_order(attention_mask, dtype=torch.float32):
+    """I converted the mask to dtype and replaced its values in place, first the 1s by 0, then the 0s by the minimum; the first step makes the real tokens 0 too, so the second hides every token.
+    Differs on: [[1, 1, 0]] (expected [[[[0, 0, -3.4028e+38]]]], gives [[[[-3.4028e+38, -3.4028e+38, -3.4028e+38]]]])."""
+    mask = attention_mask[:, None, None, :].to(dtype)
+    mask[mask == 1] = 0
+    mask[mask == 0] = torch.finfo(dtype).min
+    return mask
+
+
+@EX2_3.bug
+def minus_infinity_fill(attention_mask, dtype=torch.float32):
+    """I filled the padded positions with float("-inf"), the mathematically clean "minus infinity", in the right dtype and shape; the statement wants a finite number (a row of -inf becomes NaN).
+    Differs on: [[1, 1, 0]] (expected [[[[0, 0, -3.4028e+38]]]], gives [[[[0, 0, -inf]]]]); [[0, 0]] followed by a softmax gives NaN."""
+    keep = attention_mask.bool().unsqueeze(1).unsqueeze(2)
+    return torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, float("-inf"))
+
+
+@EX2_3.bug
+def google_minus_10000_in_every_dtype(attention_mask, dtype=torch.float32):
+    """I kept Google's adder, (1.0 - mask) * -10000.0, computed in the requested dtype, since any number at or below -10,000 passes; but in bfloat16 -10000 is not representable and rounds to -9984, above -10,000.
+    Differs on: [[1, 1, 0]] with dtype=torch.bfloat16 (expected [[[[0, 0, -3.3895e+38]]]], gives [[[[0, 0, -9984]]]]); float16, float32 and float64 hold -10000 exactly."""
+    m = attention_mask[:, None, None, :].to(dtype)
+    return (1.0 - m) * -10000.0
+
+
+@EX2_3.bug
+def both_new_axes_in_front(attention_mask, dtype=torch.float32):
+    """I added the two size-1 axes with unsqueeze(0).unsqueeze(0), in front, which gives (1, 1, 1, T) for my one-sequence example, but (1, 1, B, T) for a batch: the sequences land on the query axis.
+    Differs on: [[1, 1, 0], [1, 0, 0]] (expected shape (2, 1, 1, 3), gives (1, 1, 2, 3)); a batch of one agrees."""
+    lowest = torch.finfo(dtype).min
+    out = torch.where(attention_mask == 1, torch.tensor(0, dtype=dtype), torch.tensor(lowest, dtype=dtype))
+    return out.unsqueeze(0).unsqueeze(0)
+
+
+@EX2_3.correct
+def log_of_the_mask_clamped(attention_mask, dtype=torch.float32):
+    """The logarithm of the mask in dtype (log 1 = 0, log 0 = -inf), clamped from below at finfo(dtype).min; the axes added with reshape."""
+    B, T = attention_mask.shape
+    logs = torch.log(attention_mask.to(dtype)).clamp(min=torch.finfo(dtype).min)
+    return logs.reshape(B, 1, 1, T)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX2_4.batch = 7
+
+
+@EX2_4.bug
+def strictly_earlier_keys_only(attention_mask):
+    """I read "predicts each token from the ones before it" as j < i, so I kept the triangle strictly below the diagonal with tril(diagonal=-1) and every query loses itself.
+    Differs on: the worked example [[1, 1, 1, 0]]: rows [F, F, F, F], [T, F, F, F], [T, T, F, F], [T, T, T, F] instead of [T, F, F, F], [T, T, F, F], [T, T, T, F], [T, T, T, F] (query 0 sees nothing at all)."""
+    B, T = attention_mask.shape
+    before = torch.ones(T, T, dtype=torch.bool).tril(diagonal=-1)
+    return before & attention_mask.bool()[:, None, None, :]
+
+
+@EX2_4.bug
+def padded_queries_hidden_too(attention_mask):
+    """I hid padding on both sides, keys and queries (a padded token should neither be seen nor look), by and-ing the key mask with the same mask along the rows.
+    Differs on: the worked example [[1, 1, 1, 0]]: row 3 (the padded query) is [F, F, F, F] instead of [T, T, T, F]."""
+    B, T = attention_mask.shape
+    real = attention_mask.bool()
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    return causal & real[:, None, None, :] & real[:, None, :, None]
+
+
+@EX2_4.bug
+def real_keys_taken_as_the_first_n(attention_mask):
+    """I counted each row's real tokens, n = attention_mask.sum(-1), and let the keys j < n through, taking it for granted that padding is always on the right.
+    Differs on: the statement's left-padded [[0, 1, 1]]: rows [T, F, F], [T, T, F], [T, T, F] instead of [F, F, F], [F, T, F], [F, T, T] (key 0, padding, is visible and key 2 is hidden); right padding like [[1, 1, 1, 0]] is right."""
+    B, T = attention_mask.shape
+    lengths = attention_mask.long().sum(dim=-1)                       # (B,)
+    j = torch.arange(T)
+    real_keys = j[None, :] < lengths[:, None]                         # (B, T): the first n positions
+    causal = j[None, :] <= j[:, None]                                 # (T, T): key j <= query i
+    return causal[None, None] & real_keys[:, None, None, :]
+
+
+@EX2_4.bug
+def head_axis_left_out(attention_mask):
+    """I returned the (B, T, T) grid, causal & mask[:, None, :], thinking broadcasting would put in the head axis for me.
+    Differs on: the worked example [[1, 1, 1, 0]]: shape (1, 4, 4) instead of (1, 1, 4, 4); for B = 2, e.g. [[1, 1, 1], [1, 1, 0]], the (2, 3, 3) mask broadcast against (B, nh = 2, T, T) scores lines the batch up with the heads: head 1 of sequence 0 loses key 2 and head 0 of sequence 1 sees its padded key 2."""
+    B, T = attention_mask.shape
+    causal = torch.tril(torch.ones(T, T)).bool()
+    return causal & attention_mask.bool()[:, None, :]
+
+
+@EX2_4.correct
+def tril_of_the_repeated_key_mask(attention_mask):
+    """The key mask repeated down T rows into a (B, 1, T, T) tensor, then torch.tril cuts it to j <= i (no separate triangle)."""
+    B, T = attention_mask.shape
+    rows = (attention_mask != 0).reshape(B, 1, 1, T).repeat(1, 1, T, 1)   # (B, 1, T, T): every row = the key mask
+    return torch.tril(rows)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX2_5.batch = 7
+
+
+@EX2_5.bug
+def heads_taken_as_interleaved_features(x, sequence_ids, weights, num_heads):
+    """I cut the features with view(B, T, hs, nh) and moved the last axis forward, so head h gets features h, h + nh, h + 2nh, ... instead of its block h·hs ... (h + 1)·hs − 1 (I merged back the same way, so the shapes all work).
+    Differs on: B = 1, T = 3, H = 4, num_heads = 2, sequence_ids [[1, 1, 2]], random x and weights (any num_heads > 1 with hs > 1); one head, or hs = 1, agrees."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    def split(t):                                                     # (B, T, H) -> (B, nh, T, hs)
+        return t.reshape(B, T, hs, num_heads).permute(0, 3, 1, 2)
+
+    q, k, v = (split(project(x, name)) for name in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    same = sequence_ids[:, :, None] == sequence_ids[:, None, :]
+    visible = same & (sequence_ids != 0)[:, None, :]
+    probs = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min).softmax(dim=-1)
+    context = (probs @ v).permute(0, 2, 3, 1).reshape(B, T, H)     # back to (B, T, hs, nh), flattened
+    return project(context, "output")
+
+
+@EX2_5.bug
+def weights_applied_as_x_times_w(x, sequence_ids, weights, num_heads):
+    """I wrote each projection as in the maths, x @ W + b; every weight is a square (H, H) matrix, so nothing complained, but nn.Linear stores W as (out, in) and means x @ W.T.
+    Differs on: the worked example sequence_ids [[1, 2]] with random non-symmetric (H, H) weights, e.g. H = 4, num_heads = 2 (each token gives (x W_v + b_v) W_o + b_o instead of (x W_vᵀ + b_v) W_oᵀ + b_o); symmetric weights agree."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    W = {n: weights[n + ".weight"] for n in ("query", "key", "value", "output")}
+    b = {n: weights[n + ".bias"] for n in ("query", "key", "value", "output")}
+    q = (x @ W["query"] + b["query"]).view(B, T, num_heads, hs).transpose(1, 2)
+    k = (x @ W["key"] + b["key"]).view(B, T, num_heads, hs).transpose(1, 2)
+    v = (x @ W["value"] + b["value"]).view(B, T, num_heads, hs).transpose(1, 2)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    visible = (sequence_ids[:, :, None] == sequence_ids[:, None, :]) & (sequence_ids != 0)[:, None, :]
+    scores = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min)
+    context = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(B, T, H)
+    return context @ W["output"] + b["output"]
+
+
+@EX2_5.bug
+def blocks_laid_out_by_bincount(x, sequence_ids, weights, num_heads):
+    """I built each row's block-diagonal mask with torch.block_diag from the sentence lengths torch.bincount gives, in id order, which puts the padding block (id 0) first although the padding comes last in the row.
+    Differs on: the statement's row [[1, 1, 1, 2, 2, 0]] (B = 1, H = 4, num_heads = 2, random x and weights): the blocks (lengths [1, 3, 2]) start at the wrong places, so token 0 sees only itself, tokens 1-3 see each other across the two sentences and token 4 also sees the padding; a row without padding, e.g. [[1, 2]] or [[1, 1, 2, 2, 2]], is right."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    def split(t):
+        return t.view(B, T, num_heads, hs).transpose(1, 2)
+
+    q, k, v = (split(project(x, name)) for name in ("query", "key", "value"))
+    masks = []
+    for b in range(B):
+        lengths = torch.bincount(sequence_ids[b]).tolist()            # [padding, sentence 1, sentence 2, ...]
+        masks.append(torch.block_diag(*[torch.ones(n, n) for n in lengths]).bool())
+    visible = torch.stack(masks)                                      # (B, T, T)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    scores = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min)
+    context = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(B, T, H)
+    return project(context, "output")
+
+
+@EX2_5.bug
+def heads_chunked_by_head_size(x, sequence_ids, weights, num_heads):
+    """I split the features into heads with torch.chunk(t, hs, dim=-1), taking chunk's second argument for the size of a piece; it is the number of pieces, so I get hs heads of nh features each.
+    Differs on: B = 1, T = 3, H = 8, num_heads = 2 (hs = 4: four heads of 2 features instead of two of 4), sequence_ids [[1, 1, 0]], random x and weights; whenever num_heads == hs (H = 4, num_heads = 2) it agrees."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    q, k, v = (torch.stack(torch.chunk(project(x, n), hs, dim=-1), dim=1) for n in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)                  # (B, pieces, T, T)
+    same = sequence_ids.unsqueeze(2) == sequence_ids.unsqueeze(1)
+    visible = same & (sequence_ids != 0).unsqueeze(1)
+    probs = scores.masked_fill(~visible.unsqueeze(1), torch.finfo(scores.dtype).min).softmax(dim=-1)
+    context = torch.cat((probs @ v).unbind(dim=1), dim=-1)            # pieces side by side again: (B, T, H)
+    return project(context, "output")
+
+
+@EX2_5.correct
+def einsum_with_one_sentence_mask(x, sequence_ids, weights, num_heads):
+    """einsum for every product, the heads split with unflatten; the only mask is "same sentence id" (padding then sees padding alone, so its row stays finite), applied with torch.where."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    lin = {n: (weights[n + ".weight"], weights[n + ".bias"]) for n in ("query", "key", "value", "output")}
+
+    def heads(name):
+        W, b = lin[name]
+        return (torch.einsum("bti,oi->bto", x, W) + b).unflatten(-1, (num_heads, hs))   # (B, T, nh, hs)
+
+    q, k, v = heads("query"), heads("key"), heads("value")
+    scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / hs ** 0.5
+    same = (sequence_ids.unsqueeze(-1) == sequence_ids.unsqueeze(-2)).unsqueeze(1)   # (B, 1, T, T)
+    scores = torch.where(same, scores, torch.tensor(torch.finfo(scores.dtype).min, dtype=scores.dtype))
+    context = torch.einsum("bhqk,bkhd->bqhd", scores.softmax(dim=-1), v).flatten(-2)  # (B, T, H)
+    W, b = lin["output"]
+    return torch.einsum("bti,oi->bto", context, W) + b
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX2_6.batch = 7
+
+
+@EX2_6.bug
+def head_columns_instead_of_rows(x, weights, num_heads, head, i):
+    """I took the head's slice of each weight as W[:, rows] and multiplied x @ W[:, rows], which gives the right (T, hs) shape without a transpose, but uses the columns (input features) instead of the rows.
+    Differs on: T = 3, H = 4, num_heads = 2, head = 0, i = 1, random non-symmetric weights and x (any weights whose slice W[:, rows] is not W[rows]ᵀ); the worked example's query and key weights are I, but its value weight [[0, 1], [0, 0]] gives column 0, [0, 0], so it returns [0.] instead of [5.5]."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    q = x @ weights["query.weight"][:, rows] + weights["query.bias"][rows]
+    k = x @ weights["key.weight"][:, rows] + weights["key.bias"][rows]
+    v = x @ weights["value.weight"][:, rows] + weights["value.bias"][rows]
+    p = torch.softmax(k @ q[i] / math.sqrt(hs), dim=0)
+    return p @ v
+
+
+@EX2_6.bug
+def query_and_key_biases_dropped(x, weights, num_heads, head, i):
+    """I left out the query and key biases, since a constant added to every score of a row cancels in the softmax; that holds for the key bias, but the query bias adds b_q · k_j, which changes with j.
+    Differs on: T = 3, H = 4, num_heads = 2, head = 1, i = 0, random x and weights with a non-zero query bias; zero biases (the worked example) agree."""
+    T, H = x.shape
+    hs = H // num_heads
+    r = slice(head * hs, (head + 1) * hs)
+    q = x[i] @ weights["query.weight"][r].T                           # (hs,)
+    k = x @ weights["key.weight"][r].T                                 # (T, hs)
+    v = x @ weights["value.weight"][r].T + weights["value.bias"][r]
+    return torch.softmax(k @ q / math.sqrt(hs), dim=0) @ v
+
+
+@EX2_6.bug
+def key_i_scored_against_every_query(x, weights, num_heads, head, i):
+    """I computed the scores as q @ k[i], token i's key against every token's query, mixing up which side of the dot product belongs to query i.
+    Differs on: T = 3, H = 4, num_heads = 2, head = 0, i = 2, random x and weights (q_j · k_i instead of q_i · k_j); the worked example, whose query and key weights are both I, agrees."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    q = x @ weights["query.weight"][rows].T + weights["query.bias"][rows]
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]
+    scores = q @ k[i] / math.sqrt(hs)
+    return scores.softmax(dim=0) @ v
+
+
+@EX2_6.bug
+def scale_folded_into_the_callers_query_rows(x, weights, num_heads, head, i):
+    """I folded 1/√hs into the head's query rows with /=, not seeing that W[rows] is a view: the division lands in the caller's weights (and it is redone at every call).
+    Differs on: T = 3, H = 8, num_heads = 2 (hs = 4), head = 0, i = 0, random x and weights: the first call returns the right vector, but afterwards rows 0-3 of the caller's query weight and bias are halved, and a second identical call returns a different vector; with hs = 1 (the worked example) nothing changes."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    Wq, bq = weights["query.weight"][rows], weights["query.bias"][rows]
+    Wq /= math.sqrt(hs)
+    bq /= math.sqrt(hs)
+    q = x[i] @ Wq.T + bq
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]
+    return torch.softmax(k @ q, dim=0) @ v
+
+
+@EX2_6.correct
+def key_bias_dropped_value_bias_after(x, weights, num_heads, head, i):
+    """The head's slices by reshaping to (nh, hs, ...); the key bias left out (it adds the same number to every score) and the value bias added once after the weighted sum (the weights sum to 1), with torch.mv."""
+    T, H = x.shape
+    hs = H // num_heads
+    Wq, Wk, Wv = (weights[n + ".weight"].reshape(num_heads, hs, H)[head] for n in ("query", "key", "value"))
+    bq, bv = (weights[n + ".bias"].reshape(num_heads, hs)[head] for n in ("query", "value"))
+    q = torch.mv(Wq, x[i]) + bq                                       # (hs,)
+    scores = torch.mv(x, torch.mv(Wk.T, q)) / math.sqrt(hs)           # x_j · (W_kᵀ q) = q · (W_k x_j)
+    p = torch.softmax(scores, dim=0)                                  # (T,)
+    return torch.mv(Wv, torch.mv(x.T, p)) + bv                        # W_v (Σ_j p_j x_j) + b_v

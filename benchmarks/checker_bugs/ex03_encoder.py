@@ -1285,3 +1285,458 @@ def regex_rewrites_and_numpy_transpose(name, value):
     elif re.search(r"_embeddings$", key):
         key += "/weight"
     return key.replace("/", "."), torch.from_numpy(np.array(array, copy=True, order="C"))
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX3_1.batch = 7
+
+
+@EX3_1.bug
+def erf_taken_before_the_division(x, w1, b1, w2, b2):
+    """I typed the GELU as 0.5 * h * (1 + torch.erf(h) / math.sqrt(2)), closing the erf's bracket too early, so I divide erf(h) by √2 instead of taking erf(h / √2).
+    Differs on: the worked example x = [1, -1]: GELU(1) becomes 0.5 (1 + 0.8427 / 1.4142) = 0.7979 instead of 0.8413, and the output is [0.5959, -0.3160] instead of [0.6827, -0.3085]; any pre-activation other than 0."""
+    h = x @ w1.T + b1
+    g = 0.5 * h * (1 + torch.erf(h) / math.sqrt(2))
+    return g @ w2.T + b2
+
+
+@EX3_1.bug
+def gelu_after_both_maps(x, w1, b1, w2, b2):
+    """I applied the GELU after each of the two linear maps, as in a multi-layer perceptron with an activation on every layer, so the block's output goes through a GELU too.
+    Differs on: the worked example x = [1, -1]: [GELU(0.6827), GELU(-0.3085)] = [0.5138, -0.1169] instead of [0.6827, -0.3085]; any output that is not large and positive."""
+    def gelu(z):
+        return z * 0.5 * (1.0 + torch.erf(z / math.sqrt(2.0)))
+
+    hidden = gelu(torch.matmul(x, w1.transpose(0, 1)) + b1)
+    return gelu(torch.matmul(hidden, w2.transpose(0, 1)) + b2)
+
+
+@EX3_1.bug
+def tanh_gelu_written_out(x, w1, b1, w2, b2):
+    """I wrote the GELU from the formula I found in Google's modeling.py, ½ z (1 + tanh(√(2/π) (z + 0.044715 z³))), believing it was the exact one in another form.
+    Differs on: the worked example x = [1, -1]: GELU(1) = 0.84119 instead of 0.84134, and the output is [0.68238, -0.30857] instead of [0.68269, -0.30854] (3e-4 off); the gap is largest, 4.7e-4, at pre-activations near ±2.7."""
+    h = x @ w1.T + b1
+    g = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * h ** 3)))
+    return g @ w2.T + b2
+
+
+@EX3_1.bug
+def first_weight_transposed_in_place(x, w1, b1, w2, b2):
+    """I transposed the weights with w1.t_() and w2.t_(), the underscore versions, thinking they were just the method names for tensors, so the caller's two weight tensors are transposed in place.
+    Differs on: the worked example: the first call returns [0.6827, -0.3085], but afterwards the caller's w1 is (2, 3) and w2 is (3, 2), and a second identical call raises a shape error (or, when I = H, silently uses the transposed weights)."""
+    h = x @ w1.t_() + b1
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))
+    return h @ w2.t_() + b2
+
+
+@EX3_1.correct
+def flat_tokens_addmm_and_ndtr(x, w1, b1, w2, b2):
+    """The tokens flattened to (B·T, H), both maps as torch.addmm, Φ from torch.special.ndtr, the shape restored at the end."""
+    shape = x.shape
+    flat = x.reshape(-1, shape[-1])                                    # (B·T, H)
+    pre = torch.addmm(b1, flat, w1.t())                                # (B·T, I)
+    act = pre * torch.special.ndtr(pre)                                # z Φ(z)
+    out = torch.addmm(b2, act, w2.t())                                 # (B·T, H)
+    return out.reshape(*shape[:-1], w2.shape[0])
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX32.batch = 7
+
+
+@EX32.bug
+def layer_norm_over_the_tokens(x, key_mask, layer):
+    """I wrote the two LayerNorms out with the modules' γ, β and eps, but took the mean and the variance over dim=1, the tokens of each sequence, instead of over the last axis, the features of each token.
+    Differs on: the worked example (H = 3, two tokens): the attention sub-layer's sums [2, 4, 0] and [2, 6, -2] are normalised feature by feature across the two tokens, giving [0, -1, 1] and [0, 1, -1] instead of [0, s, -s] at both, and the output is [[0, -2, 4], [0, 2, -2]] instead of [1.4142, -1.4142, -1.1213] twice; any input."""
+    def norm(module, h):
+        mean = h.mean(dim=1, keepdim=True)
+        var = ((h - mean) ** 2).mean(dim=1, keepdim=True)
+        return (h - mean) / torch.sqrt(var + module.eps) * module.weight + module.bias
+
+    a, _ = layer.attention(x, key_mask)
+    h = norm(layer.attention_norm, x + a)
+    return norm(layer.ffn_norm, h + layer.ffn(h))
+
+
+@EX32.bug
+def padded_tokens_zeroed_instead_of_masked(x, key_mask, layer):
+    """I multiplied the padded tokens' vectors by 0 and ran the attention without a mask, thinking a zero vector adds nothing to the others; but a zero token still has the key and value biases, so it gets a share of every query's attention.
+    Differs on: a random EncoderLayer (H = 8, 2 heads, eval) on a random (2, 3, 8) batch with key_mask [[T, T, F], [T, T, T]] (differences of about 0.5 at the real tokens of sequence 0; about 1 on all-MiniLM-L6-v2's layers with padding); the worked example, whose attention is uniform and leaves both residual sums on the line [0, 1, -1], happens to pass."""
+    if key_mask is None:
+        x_in = x
+    else:
+        real = key_mask[:, 0, 0, :, None].to(x.dtype)                # (B, T, 1): 1 at real tokens, 0 at padding
+        x_in = x * real
+    a, _ = layer.attention(x_in, None)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def mask_tested_for_truth(x, key_mask, layer):
+    """To handle "or None when nothing is padded" I wrote `if key_mask:` to tell a mask from None, which asks Python for the truth of a whole boolean tensor.
+    Differs on: any mask with more than one element, e.g. the worked example's (1, 1, 1, 2) mask [[[[True, False]]]]: raises RuntimeError (Boolean value of Tensor with more than one value is ambiguous) instead of returning [1.4142, -1.4142, -1.1213] twice; key_mask None works."""
+    if key_mask:
+        a, _ = layer.attention(x, key_mask)
+    else:
+        a, _ = layer.attention(x, None)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def run_under_bfloat16_autocast(x, key_mask, layer):
+    """To make it faster I ran the layer under torch.autocast("cpu", dtype=torch.bfloat16), as I had seen in training code; the linear maps then compute in bfloat16, with 8 bits of mantissa.
+    Differs on: the worked example: [1.4142, -1.4168, -1.1175] instead of [1.4142, -1.4142, -1.1213] at both positions (4e-3 off); a random EncoderLayer (H = 8, 2 heads, eval) on a random (2, 3, 8) float32 batch, or all-MiniLM-L6-v2's layers (H = 384): errors of about 1.5e-2. The output is still float32."""
+    device = x.device.type if x.device.type in ("cpu", "cuda") else "cpu"
+    with torch.autocast(device, dtype=torch.bfloat16):
+        a, _ = layer.attention(x, key_mask)
+        h = layer.attention_norm(x + a)
+        out = layer.ffn_norm(h + layer.ffn(h))
+    return out.to(x.dtype)
+
+
+@EX32.correct
+def full_square_mask_always(x, key_mask, layer):
+    """The mask always passed as a full (B, 1, T, T) boolean square, every row a copy of the key mask (all True when None); the residual sums written with torch.add."""
+    B, T, _ = x.shape
+    if key_mask is None:
+        key_mask = torch.ones(B, 1, 1, T, dtype=torch.bool, device=x.device)
+    square = key_mask.expand(B, 1, T, T)
+    attended = layer.attention(x, square)[0]
+    h = layer.attention_norm(torch.add(x, attended))
+    return layer.ffn_norm(torch.add(h, layer.ffn(h)))
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX3_3.batch = 7
+
+
+@EX3_3.bug
+def query_key_value_without_biases(config):
+    """I counted query, key and value as bare H × H matrices, without biases (my notes wrote them as x W_Q, x W_K, x W_V), and gave a bias only to the output projection.
+    Differs on: every config, by 3H per layer: the worked example gives 250 instead of 262; BERT-BASE 109,454,592 instead of 109,482,240."""
+    V, H, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
+    I, P, S = config.intermediate_size, config.max_position_embeddings, config.type_vocab_size
+    embeddings = V * H + P * H + S * H + 2 * H
+    attention = 3 * H * H + (H * H + H)             # W_Q, W_K, W_V; output projection with its bias
+    feed_forward = H * I + I + I * H + H
+    layer_norms = 2 * 2 * H
+    pooler = H * H + H
+    return embeddings + L * (attention + feed_forward + layer_norms) + pooler
+
+
+@EX3_3.bug
+def every_head_with_full_width_matrices(config):
+    """I gave every head its own query, key and value maps from H to H features, with biases, so the attention grows with the number of heads (the output projection once per layer).
+    Differs on: any config with more than one head, e.g. the worked example with num_attention_heads = 2: 322 instead of 262, and BERT-BASE (12 heads): 343,356,672 instead of 109,482,240; one head agrees."""
+    H, I = config.hidden_size, config.intermediate_size
+    nh = config.num_attention_heads
+    linear = lambda n_in, n_out: n_in * n_out + n_out
+    per_head = 3 * linear(H, H)
+    per_layer = nh * per_head + linear(H, H) + linear(H, I) + linear(I, H) + 4 * H
+    embeddings = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size + 2) * H
+    return embeddings + config.num_hidden_layers * per_layer + linear(H, H)
+
+
+@EX3_3.bug
+def head_slices_by_true_division(config):
+    """I counted the attention head by head, each head owning hs = H / nh rows of the query, key and value maps, and the / makes hs, and so my whole count, a float.
+    Differs on: every config: the worked example (num_attention_heads = 2) gives 262.0 (a float) instead of the int 262; BERT-BASE 109482240.0 instead of 109482240."""
+    H, I, nh = config.hidden_size, config.intermediate_size, config.num_attention_heads
+    hs = H / nh
+    heads = nh * 3 * (H * hs + hs)                  # each head's rows of W_Q, W_K, W_V and their biases
+    per_layer = heads + (H * H + H) + (H * I + I) + (I * H + H) + 2 * 2 * H
+    embeddings = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + 2 * H
+    return embeddings + config.num_hidden_layers * per_layer + H * H + H
+
+
+@EX3_3.bug
+def position_ids_buffer_counted(config):
+    """I counted from the list of tensors in a checkpoint, which includes embeddings.position_ids (one id per position), so I added max_position_embeddings numbers that are a buffer, not parameters.
+    Differs on: every config, by P: the worked example (P = 8) gives 270 instead of 262; BERT-BASE 109,482,752 instead of 109,482,240."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    P = config.max_position_embeddings
+    sizes = {
+        "embeddings.word_embeddings.weight": config.vocab_size * H,
+        "embeddings.position_embeddings.weight": P * H,
+        "embeddings.token_type_embeddings.weight": config.type_vocab_size * H,
+        "embeddings.position_ids": P,
+        "embeddings.LayerNorm": 2 * H,
+        "pooler.dense": H * H + H,
+    }
+    layer = 4 * (H * H + H) + (H * I + I) + (I * H + H) + 2 * (2 * H)
+    return sum(sizes.values()) + L * layer
+
+
+@EX3_3.correct
+def expanded_polynomial(config):
+    """The count multiplied out into one polynomial in the config's sizes: (V + P + S + 2) H + L (4H² + 2HI + 9H + I) + H² + H."""
+    V, H, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
+    I, P, S = config.intermediate_size, config.max_position_embeddings, config.type_vocab_size
+    return (V + P + S + 2) * H + L * (4 * H ** 2 + 2 * H * I + 9 * H + I) + H ** 2 + H
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX34.batch = 7
+
+
+@EX34.bug
+def biases_added_onto_the_initial_ones(state_dict, i, layer):
+    """I copied the weights with copy_ but put the biases in with add_, since BERT initialises every bias to 0; a freshly built EncoderLayer's Linear biases are not 0 (nn.Linear draws them uniformly), so they end up as checkpoint + initial value.
+    Differs on: all-MiniLM-L6-v2's checkpoint, i = 0, into EncoderLayer(config) built directly: the six Linear biases are off by their initial values (up to 1/√H ≈ 0.05, or 1/√I ≈ 0.026 for ffn.output); the LayerNorm biases (initially 0) and a layer taken from a BertModel (biases zeroed by its initialisation) come out right."""
+    names = {
+        "attention.query": "attention.self.query", "attention.key": "attention.self.key",
+        "attention.value": "attention.self.value", "attention.output": "attention.output.dense",
+        "attention_norm": "attention.output.LayerNorm", "ffn.intermediate": "intermediate.dense",
+        "ffn.output": "output.dense", "ffn_norm": "output.LayerNorm",
+    }
+    prefix = f"encoder.layer.{i}."
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            module = layer.get_submodule(ours)
+            module.weight.copy_(state_dict[prefix + theirs + ".weight"])
+            module.bias.add_(state_dict[prefix + theirs + ".bias"])
+
+
+@EX34.bug
+def negative_layer_numbers_wrapped_by_six(state_dict, i, layer):
+    """I let i count from the end like a Python index, i = -1 for the last layer, by taking i % 6, the number of layers of all-MiniLM-L6-v2, which I had open, instead of the checkpoint's own number of layers.
+    Differs on: a checkpoint with more than six layers, e.g. transformers' BertModel(BertConfig(hidden_size=8, num_attention_heads=2, intermediate_size=16, num_hidden_layers=12)).state_dict(), i = 7: the layer gets layer 1's tensors; every i of all-MiniLM-L6-v2 (0 to 5) is right."""
+    i = i % 6
+    table = [("attention.query", "attention.self.query"), ("attention.key", "attention.self.key"),
+             ("attention.value", "attention.self.value"), ("attention.output", "attention.output.dense"),
+             ("attention_norm", "attention.output.LayerNorm"), ("ffn.intermediate", "intermediate.dense"),
+             ("ffn.output", "output.dense"), ("ffn_norm", "output.LayerNorm")]
+    with torch.no_grad():
+        for ours, theirs in table:
+            for kind in ("weight", "bias"):
+                layer.get_parameter(f"{ours}.{kind}").copy_(state_dict[f"encoder.layer.{i}.{theirs}.{kind}"])
+
+
+@EX34.bug
+def dense_maps_told_apart_by_shape(state_dict, i, layer):
+    """The three "dense" maps have names unlike minibert's, so I matched them by shape instead: for each of attention.output, ffn.intermediate and ffn.output I took the first of layer i's dense weights whose shape fits (H × H, I × H, H × I), and the bias next to it.
+    Differs on: a checkpoint whose intermediate_size equals hidden_size, e.g. transformers' BertModel(BertConfig(hidden_size=8, num_attention_heads=2, intermediate_size=8, num_hidden_layers=2)).state_dict(), i = 1: ffn.intermediate and ffn.output both get attention.output.dense's tensors; all-MiniLM-L6-v2 (I = 4H) is right."""
+    prefix = f"encoder.layer.{i}."
+    by_name = {"attention.query": "attention.self.query", "attention.key": "attention.self.key",
+               "attention.value": "attention.self.value", "attention_norm": "attention.output.LayerNorm",
+               "ffn_norm": "output.LayerNorm"}
+    dense = [key for key in state_dict if key.startswith(prefix) and key.endswith("dense.weight")]
+    with torch.no_grad():
+        for ours, theirs in by_name.items():
+            module = layer.get_submodule(ours)
+            module.weight.copy_(state_dict[prefix + theirs + ".weight"])
+            module.bias.copy_(state_dict[prefix + theirs + ".bias"])
+        for ours in ("attention.output", "ffn.intermediate", "ffn.output"):
+            module = layer.get_submodule(ours)
+            key = next(k for k in dense if state_dict[k].shape == module.weight.shape)
+            module.weight.copy_(state_dict[key])
+            module.bias.copy_(state_dict[key[: -len("weight")] + "bias"])
+
+
+@EX34.bug
+def weight_line_reads_the_bias_key(state_dict, i, layer):
+    """I wrote the bias line first and copy-pasted it for the weight, forgetting to change ".bias" to ".weight"; I counted on a shape error to catch any slip, but copy_ broadcasts an (H,) bias into every row of an (H, H) weight without complaint.
+    Differs on: all-MiniLM-L6-v2's checkpoint, any i: the four attention weights get their bias in every row and attention_norm's γ its β, then ffn.intermediate raises RuntimeError (a (1536,) bias does not broadcast into (1536, 384)); a checkpoint with intermediate_size == hidden_size, e.g. transformers' BertModel(BertConfig(hidden_size=8, num_attention_heads=2, intermediate_size=8)), loads all eight weights wrong without an error."""
+    pairs = {"attention.query": "attention.self.query", "attention.key": "attention.self.key",
+             "attention.value": "attention.self.value", "attention.output": "attention.output.dense",
+             "attention_norm": "attention.output.LayerNorm", "ffn.intermediate": "intermediate.dense",
+             "ffn.output": "output.dense", "ffn_norm": "output.LayerNorm"}
+    with torch.no_grad():
+        for ours, theirs in pairs.items():
+            module = layer.get_submodule(ours)
+            module.bias.copy_(state_dict["encoder.layer." + str(i) + "." + theirs + ".bias"])
+            module.weight.copy_(state_dict["encoder.layer." + str(i) + "." + theirs + ".bias"])
+
+
+@EX34.correct
+def parameters_zipped_in_registration_order(state_dict, i, layer):
+    """The checkpoint names listed in the order the layer registers its parameters, zipped with layer.parameters(), shapes asserted, copied under torch.no_grad()."""
+    order = ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+             "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]
+    keys = [f"encoder.layer.{i}.{module}.{kind}" for module in order for kind in ("weight", "bias")]
+    params = list(layer.parameters())
+    assert len(params) == len(keys)
+    with torch.no_grad():
+        for param, key in zip(params, keys):
+            assert param.shape == state_dict[key].shape, key
+            param.copy_(state_dict[key])
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX3_5.batch = 7
+
+
+@EX3_5.bug
+def one_flop_per_multiply_add(config, T):
+    """I counted an (m, n) by (n, p) product as m·n·p, one operation per multiply-add, the way I had seen MACs counted, so every term is half of what the statement asks for.
+    Differs on: every config: the worked example gives 424 instead of 848; BERT-BASE at T = 128 gives 11,174,215,680 instead of 22,348,431,360."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    per_layer = 4 * T * H * H + T * T * H + T * H * T + T * H * I + T * I * H
+    return L * per_layer + H * H
+
+
+@EX3_5.bug
+def every_head_over_the_full_width(config, T):
+    """For "think about what the heads cost together" I costed one head's two attention products on all H features, 2 · 2 · T² · H, and multiplied by the number of heads.
+    Differs on: any config with more than one head, e.g. the worked example with num_attention_heads = 2: 992 instead of 848; BERT-BASE at T = 128: 28,992,208,896 instead of 22,348,431,360; one head agrees."""
+    H, I, nh = config.hidden_size, config.intermediate_size, config.num_attention_heads
+    projections = 4 * (2 * T * H * H)
+    attention = nh * (2 * T * T * H + 2 * T * T * H)
+    ffn = 2 * T * H * I + 2 * T * I * H
+    return config.num_hidden_layers * (projections + attention + ffn) + 2 * H * H
+
+
+@EX3_5.bug
+def bias_additions_counted(config, T):
+    """Besides the products I counted one FLOP for every bias added, n_out per token for each linear map (and H for the pooler), thinking the statement's "0" was only for LayerNorm and the activations.
+    Differs on: every config: the worked example gives 848 + 3 · (4 · 4 + 6 + 4) + 4 = 930 instead of 848; BERT-BASE at T = 128: 22,359,048,960 instead of 22,348,431,360."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+
+    def linear(tokens, n_in, n_out):
+        return 2 * tokens * n_in * n_out + tokens * n_out           # products + bias additions
+
+    per_layer = 4 * linear(T, H, H) + linear(T, H, I) + linear(T, I, H) + 2 * (2 * T * T * H)
+    return L * per_layer + linear(1, H, H)
+
+
+@EX3_5.bug
+def scores_product_only(config, T):
+    """I counted attention's score product QKᵀ, 2 · T² · H, and took the weighted sum of the values for part of the softmax, which counts 0.
+    Differs on: every config, by 2T²H per layer: the worked example gives 776 instead of 848; BERT-BASE at T = 512: 91,806,105,600 instead of 96,637,943,808."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    flops = 0
+    for _ in range(L):
+        flops += 4 * 2 * T * H * H                                  # query, key, value, output
+        flops += 2 * T * T * H                                      # scores
+        flops += 2 * T * H * I * 2                                  # H -> I -> H
+    return flops + 2 * H * H
+
+
+@EX3_5.correct
+def factored_closed_form(config, T):
+    """The count factored into one closed form: 2 (L T (4H² + 2HI + 2TH) + H²)."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    return 2 * (L * T * (4 * H * H + 2 * H * I + 2 * T * H) + H * H)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX3_6.batch = 7
+
+
+@EX3_6.bug
+def kernel_transposed_only_under_dense(name, value):
+    """I read "tf.layers.dense stores its matrix as kernel" as "the dense layers' kernels", so I transposed a kernel only when its scope is dense; query, key and value keep TensorFlow's (in, out) layout.
+    Differs on: "bert/encoder/layer_0/attention/self/query/kernel", np.arange(6.).reshape(2, 3): the (2, 3) array [[0, 1, 2], [3, 4, 5]] as it is instead of its (3, 2) transpose [[0, 3], [1, 4], [2, 5]] (key right); on all-MiniLM-L6-v2 the square (384, 384) query, key and value come back untransposed."""
+    parts = name.split("/")
+    if name == "global_step" or parts[-1] in ("adam_m", "adam_v"):
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = ["layer." + p[len("layer_"):] if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        parts[-1] = "weight"
+        if parts[-2] == "dense":
+            tensor = tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def weight_suffix_only_for_word_embeddings(name, value):
+    """I added ".weight" after word_embeddings, the table the statement shows, and forgot that position_embeddings and token_type_embeddings are nn.Embedding tables too.
+    Differs on: "bert/embeddings/position_embeddings", np.zeros((4, 2)): key "embeddings.position_embeddings" instead of "embeddings.position_embeddings.weight" (the tensor is right)."""
+    if name == "global_step" or name.endswith(("/adam_m", "/adam_v")):
+        return None
+    key = name[len("bert/"):] if name.startswith("bert/") else name
+    pieces = []
+    for piece in key.split("/"):
+        if piece.startswith("layer_"):
+            piece = "layer." + piece.split("_", 1)[1]
+        pieces.append(piece)
+    tensor = torch.tensor(value)
+    last = pieces[-1]
+    if last == "kernel":
+        pieces[-1] = "weight"
+        tensor = tensor.transpose(0, 1).contiguous()
+    elif last == "gamma":
+        pieces[-1] = "weight"
+    elif last == "beta":
+        pieces[-1] = "bias"
+    elif last == "word_embeddings":
+        pieces.append("weight")
+    return ".".join(pieces), tensor
+
+
+@EX3_6.bug
+def pooler_taken_for_a_training_head(name, value):
+    """I returned None for the pooler as well, thinking it belongs to next-sentence prediction like Adam's moments belong to training, so BertModel's pooler.dense is never loaded.
+    Differs on: "bert/pooler/dense/bias", np.zeros(4): None instead of ("pooler.dense.bias", tensor of 4 zeros); the kernel likewise."""
+    parts = name.split("/")
+    if parts[-1] in ("adam_m", "adam_v") or name == "global_step" or "pooler" in parts:
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = [p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        parts[-1], tensor = "weight", tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def layer_norm_names_zipped_in_sorted_order(name, value):
+    """I built the LayerNorm renames as dict(zip(sorted(["gamma", "beta"]), ["weight", "bias"])), and sorted() puts beta first, so beta became the weight and gamma the bias.
+    Differs on: "bert/embeddings/LayerNorm/gamma", np.ones(3): key "embeddings.LayerNorm.bias" instead of "embeddings.LayerNorm.weight" (and beta comes back as ".weight")."""
+    renames = {"kernel": "weight", **dict(zip(sorted(["gamma", "beta"]), ["weight", "bias"]))}
+    parts = name.split("/")
+    if name == "global_step" or parts[-1].startswith("adam_"):
+        return None
+    if parts[0] == "bert":
+        parts.pop(0)
+    parts = [f"layer.{p[6:]}" if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        tensor = tensor.T.contiguous()
+    if parts[-1] in renames:
+        parts[-1] = renames[parts[-1]]
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.correct
+def rename_table_and_numpy_copy(name, value):
+    """A loop over the scope names with a rename table; the kernel transposed in numpy, everything copied with np.array before torch.from_numpy."""
+    scopes = name.split("/")
+    if scopes == ["global_step"] or scopes[-1] in {"adam_m", "adam_v"}:
+        return None
+    if scopes[:1] == ["bert"]:
+        scopes = scopes[1:]
+    out = []
+    for scope in scopes:
+        head, sep, tail = scope.partition("_")
+        out.append(f"layer.{tail}" if head == "layer" and sep and tail.isdigit() else scope)
+    array = np.array(value, copy=True)
+    leaf = out[-1]
+    if leaf == "kernel":
+        out[-1] = "weight"
+        array = np.ascontiguousarray(array.T)
+    elif leaf in ("gamma", "beta"):
+        out[-1] = {"gamma": "weight", "beta": "bias"}[leaf]
+    elif leaf.endswith("_embeddings"):
+        out.append("weight")
+    return ".".join(out), torch.from_numpy(array)

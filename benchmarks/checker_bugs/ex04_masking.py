@@ -10,6 +10,7 @@ import torch
 from minibert.masking import IGNORE_INDEX
 import itertools
 import torch.nn.functional as F
+import functools
 
 EX = Exercise("4.3", "nsp_pair")
 
@@ -1074,4 +1075,494 @@ def full_decode_einsum_and_gather(hidden, word_embeddings, bias, input_ids, labe
     for kind, where in (("mask", is_mask), ("random", is_random), ("kept", is_kept)):
         n = int(where.sum())
         out[kind] = int((right & where).sum()) / n if n else None
+    return out
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX4_1.batch = 7
+
+
+@EX4_1.bug
+def candidates_counted_over_the_batch(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                      max_predictions, generator):
+    """I counted the candidates with candidates.sum() and forgot dim=1, so n is the whole batch's count and every row gets round(15%) of it.
+    Differs on: two rows of [CLS] + 17 candidates + [SEP], no cap, seed 0: 5 selected in each row (round(0.15 * 34)) instead of 3 (right when B = 1)."""
+    candidates = ~special_tokens_mask
+    n = int(candidates.sum())
+    k = 0 if n == 0 else max(1, round(0.15 * n))
+    if max_predictions is not None:
+        k = min(k, max_predictions)
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = (rank < k) & candidates
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def random_ids_drawn_without_the_generator(input_ids, special_tokens_mask, mask_token_id, vocab_size,
+                                           special_token_ids, max_predictions, generator):
+    """I passed generator= to both torch.rand calls but forgot it in the torch.randint that draws the random replacement ids, so those come from torch's global generator.
+    Differs on: 200 rows of [CLS] + 17 candidates + [SEP], seed 0, called once after torch.manual_seed(1) and once after torch.manual_seed(2): the labels agree but the masked ids differ at all 66 randomly replaced positions between the two calls (the solution returns the same tensors twice)."""
+    B, T = input_ids.shape
+    candidates = ~special_tokens_mask
+    counts = candidates.sum(dim=1).tolist()
+    k = torch.tensor([0 if n == 0 else min(max(1, round(0.15 * n)), max_predictions if max_predictions is not None else n)
+                      for n in counts])
+    key = torch.rand((B, T), generator=generator)
+    key[~candidates] = 2.0
+    selected = key.argsort(dim=1).argsort(dim=1) < k.unsqueeze(1)
+    u = torch.rand((B, T), generator=generator)
+    banned = torch.tensor(sorted(set(int(i) for i in special_token_ids)), dtype=torch.long)
+    pool = torch.arange(vocab_size)
+    pool = pool[~torch.isin(pool, banned)]
+    random_ids = pool[torch.randint(len(pool), (B, T))]
+    masked_ids = torch.where(selected & (u < 0.8), torch.full_like(input_ids, mask_token_id), input_ids)
+    masked_ids = torch.where(selected & (u >= 0.8) & (u < 0.9), random_ids, masked_ids)
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def kept_positions_left_unlabelled(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                   max_predictions, generator):
+    """I put a label only where the token was changed, [MASK] or random, thinking a kept token has nothing to predict, so the 10% kept positions get -100.
+    Differs on: [[101, 2057, 2293, 8870, 102]] ([CLS] we love cats [SEP]), seeds 0 to 99: in 15 of the 100 calls (the one selected token kept) the bug's labels are all -100, where the solution always labels the selected position with its original id."""
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), max_predictions or int(c)) if c else 0 for c in n])
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    changed = to_mask | to_random
+    labels = torch.where(changed, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def masked_in_the_callers_tensor(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                 max_predictions, generator):
+    """I cloned input_ids for the labels, then wrote the [MASK] and random ids straight into input_ids and returned it, so the caller's tensor is corrupted too.
+    Differs on: [[101, 2057, 2293, 8870, 102]], seed 0: the returned tensors equal the solution's, but afterwards the caller's input_ids is [[101, 2057, 2799, 8870, 102]] ("love" replaced by a random id), not [[101, 2057, 2293, 8870, 102]]."""
+    candidates = ~special_tokens_mask
+    k = []
+    for n in candidates.sum(dim=1).tolist():
+        if n == 0:
+            k.append(0)
+        elif max_predictions is None:
+            k.append(max(1, round(0.15 * n)))
+        else:
+            k.append(min(max_predictions, max(1, round(0.15 * n))))
+    k = torch.tensor(k)
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    selected = key.argsort(dim=1).argsort(dim=1) < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    labels = input_ids.clone()
+    labels[~selected] = IGNORE_INDEX
+    masked_ids = input_ids
+    masked_ids[selected & (fate < 0.8)] = mask_token_id
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    masked_ids[to_random] = random_ids[to_random]
+    return masked_ids, labels
+
+
+@EX4_1.correct
+def sorted_keys_scatter_and_bucketize(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                      max_predictions, generator):
+    """Vectorised differently: keys sorted once and the selection scattered back by position; the fate from torch.bucketize of one fresh uniform; the random ids by torch.multinomial over a 0/1 weight vector."""
+    B, T = input_ids.shape
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    k = torch.clamp((0.15 * n.double()).round(), min=1).long()  # float64 and half to even, like round()
+    if max_predictions is not None:
+        k = torch.clamp(k, max=max_predictions)
+    k = torch.where(n > 0, k, torch.zeros_like(k))
+    key = torch.rand((B, T), generator=generator)
+    key = torch.where(candidates, key, torch.full_like(key, float("inf")))
+    order = key.sort(dim=1).indices  # positions, smallest key first
+    first_k = torch.arange(T).expand(B, T) < k[:, None]
+    selected = torch.zeros((B, T), dtype=torch.bool).scatter(1, order, first_k)
+    fate = torch.bucketize(torch.rand((B, T), generator=generator), torch.tensor([0.8, 0.9]), right=True)  # 0 mask, 1 random, 2 kept
+    weights = torch.ones(vocab_size, dtype=torch.double)
+    weights[torch.tensor(list(special_token_ids), dtype=torch.long)] = 0.0
+    random_ids = torch.multinomial(weights, B * T, replacement=True, generator=generator).view(B, T)
+    masked_ids = torch.where(selected & (fate == 0), torch.full_like(input_ids, mask_token_id), input_ids)
+    masked_ids = torch.where(selected & (fate == 1), random_ids.to(input_ids.dtype), masked_ids)
+    labels = input_ids.masked_fill(~selected, IGNORE_INDEX)
+    return masked_ids, labels
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX4_2.batch = 7
+
+
+@EX4_2.bug
+def pad_not_among_the_specials(tokens):
+    """I left out [CLS] and [SEP], the tokens of the worked example, and forgot [PAD], so every padding position becomes a word of its own.
+    Differs on: ["[CLS]", "hi", "[SEP]", "[PAD]", "[PAD]"]: [[1], [3], [4]] instead of [[1]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token == "[CLS]" or token == "[SEP]":
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def first_and_last_token_sliced_off(tokens):
+    """I dropped the special tokens with tokens[1:-1], since a sequence is [CLS] ... [SEP], so a [SEP] in the middle of a pair, or any [PAD], is taken for a word (and a sequence without [CLS] loses its first token).
+    Differs on: ["[CLS]", "he", "[SEP]", "ran", "[SEP]"]: [[1], [2], [3]] instead of [[1], [3]]."""
+    groups = []
+    for t, token in enumerate(tokens[1:-1], start=1):
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def piece_compared_with_the_word_start(tokens):
+    """To see whether a "##" piece follows its word, I compared its position with the first position of the last group, groups[-1][0] == t - 1, so only a word's second piece joins it and a third piece starts a new word.
+    Differs on: the worked example ["[CLS]", "the", "una", "##ffa", "##ble", "man", ".", "[SEP]"]: [[1], [2, 3], [4], [5], [6]] instead of [[1], [2, 3, 4], [5], [6]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            continue
+        if token[:2] == "##" and groups and groups[-1][0] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def orphan_piece_dropped(tokens):
+    """A "##" piece with no word right before it cannot be part of a word, I thought, so I left it out, where the statement makes it a group of its own.
+    Differs on: ["##s", "cat"]: [[1]] instead of [[0], [1]]; and ["[CLS]", "a", "[SEP]", "##b", "[SEP]"]: [[1]] instead of [[1], [3]]."""
+    groups = []
+    previous_in_word = False
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            previous_in_word = False
+            continue
+        if token.startswith("##"):
+            if previous_in_word:
+                groups[-1].append(t)
+            continue
+        groups.append([t])
+        previous_in_word = True
+    return groups
+
+
+@EX4_2.correct
+def word_starts_then_extend(tokens):
+    """Two passes: the positions that start a word first (a non-special token that is not a "##" piece following a non-special token), then each word extended over the "##" pieces after it with a while loop."""
+    special = {"[CLS]", "[SEP]", "[PAD]"}
+
+    def starts_word(t):
+        token = tokens[t]
+        if token in special:
+            return False
+        return not token.startswith("##") or t == 0 or tokens[t - 1] in special
+
+    groups = []
+    for start in [t for t in range(len(tokens)) if starts_word(t)]:
+        end = start + 1
+        while end < len(tokens) and tokens[end] not in special and tokens[end].startswith("##"):
+            end += 1
+        groups.append(list(range(start, end)))
+    return groups
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX.batch = 7
+
+
+@EX.bug
+def coin_reuses_the_a_end_draw(documents, index, rng):
+    """To save a draw I used one rng.random() both for A's end (1 + int(u * (len(document) - 1))) and for the coin (u < 0.5), so the coin is fair overall but tied to A's length: short A's are always IsNext, long ones NotNext.
+    Differs on: [["a1", "a2", "a3"], ["b1", "b2"]], index 0, seeds 0 to 999: (["a1"], ...) is always IsNext and (["a1", "a2"], ...) always NotNext, so (["a1", "a2"], ["a3"], True) never comes, where the solution gives it about a quarter of the time."""
+    document = documents[index]
+    u = rng.random()
+    a_end = 1 + int(u * (len(document) - 1))
+    a_sentences = document[:a_end]
+    if u < 0.5:
+        return a_sentences, document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    return a_sentences, documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def other_drawn_with_randint_then_stepped(documents, index, rng):
+    """I drew among the other documents with rng.randint(0, len(documents) - 1), thinking it gives len(documents) - 1 values, and then stepped over A's own, so the last draw steps past the end of the list.
+    Differs on: [["a1", "a2"], ["b1"]], index 0, seeds 0 to 99: 19 of the 100 calls raise IndexError (NotNext with the draw 1 stepped to 2, about one call in four), where the solution always returns a pair."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = document[:a_end]
+    if rng.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    other = rng.randint(0, len(documents) - 1)
+    if other >= index:
+        other += 1
+    source = documents[other]
+    start = rng.randrange(len(source))
+    return a_sentences, source[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def drew_from_a_copy_of_the_rng(documents, index, rng):
+    """So as not to disturb the caller's generator (as I must not disturb documents), I drew from a copy, random.Random() with rng's state, and rng never moves: every call with the same rng gives the same pair.
+    Differs on: the worked example [["a1", "a2", "a3"], ["b1", "b2"], ["c1"]], index 0, 50 calls with one random.Random(0): the same pair 50 times, where the solution's successive calls give different pairs (IsNext and NotNext both)."""
+    own = random.Random()
+    own.setstate(rng.getstate())
+    document = documents[index]
+    a_end = own.randint(1, len(document) - 1)
+    a_sentences = document[:a_end]
+    if own.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    other = own.randrange(len(documents) - 1)
+    other += other >= index
+    start = own.randrange(len(documents[other]))
+    return a_sentences, documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def short_notnext_falls_back_to_isnext(documents, index, rng):
+    """When the other document could not give B as many sentences as the true B, I returned the IsNext pair instead, thinking a shorter NotNext B would be a give-away; NotNext then comes less than half of the time.
+    Differs on: [["a1", "a2", "a3"], ["b1"]], index 0, seeds 0 to 1999: about 75% IsNext (every NotNext toss with a_end = 1 falls back), instead of 50%."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences, true_b = document[:a_end], document[a_end:]
+    if rng.random() < 0.5:
+        return a_sentences, true_b, True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    b_sentences = documents[other][start:start + len(true_b)]
+    if len(b_sentences) < len(true_b):
+        return a_sentences, true_b, True
+    return a_sentences, b_sentences, False
+
+
+@EX.correct
+def choice_coin_and_weighted_other(documents, index, rng):
+    """A's end from int(rng.random() * (len - 1)) + 1; the coin by rng.choice((True, False)); the other document by rng.choices with weight 0 on A's own; B's start by rng.randint."""
+    document = documents[index]
+    a_end = int(rng.random() * (len(document) - 1)) + 1
+    a_sentences = list(document[:a_end])
+    is_next = rng.choice((True, False))
+    if is_next:
+        return a_sentences, list(document[a_end:]), True
+    weights = [0 if j == index else 1 for j in range(len(documents))]
+    (other,) = rng.choices(range(len(documents)), weights=weights)
+    source = documents[other]
+    start = rng.randint(0, len(source) - 1)
+    return a_sentences, [source[j] for j in range(start, min(len(source), start + len(document) - a_end))], False
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX4_4.batch = 7
+
+
+@EX4_4.bug
+def walked_the_unshuffled_list(groups, num_to_predict, rng):
+    """I shuffled a copy, order = list(groups); rng.shuffle(order), but then wrote the loop over groups, so the walk always goes in position order and the shuffle is lost.
+    Differs on: the worked example groups [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3: always [1, 5], whatever the seed; the solution gives [1, 6, 7] with random.Random(1), [2, 3, 4] with random.Random(2), [5, 6, 7] with random.Random(6)."""
+    order = list(groups)
+    rng.shuffle(order)
+    chosen = []
+    for word in groups:
+        if len(chosen) >= num_to_predict:
+            break
+        if len(chosen) + len(word) > num_to_predict:
+            continue
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def counted_the_words_not_the_pieces(groups, num_to_predict, rng):
+    """I kept the chosen words in a list and flattened it at the end, but tested the count with len(picked), the number of words, so words of several pieces take the selection past num_to_predict.
+    Differs on: groups [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, random.Random(6) (order [6, 7], [5], [2, 3, 4], [1]): [1, 5, 6, 7] (4 positions) instead of [5, 6, 7]."""
+    order = groups[:]
+    rng.shuffle(order)
+    picked = []
+    for word in order:
+        if len(picked) + len(word) <= num_to_predict:
+            picked.append(word)
+    return sorted(position for word in picked for position in word)
+
+
+@EX4_4.bug
+def first_word_always_taken(groups, num_to_predict, rng):
+    """I always took the first word of the shuffle, as 4.1 gives every row at least one prediction, and applied the count only to the words after it, so a first word longer than num_to_predict overflows.
+    Differs on: groups [[1, 2, 3]], num_to_predict 2: [1, 2, 3] instead of []; and the worked example's groups with num_to_predict 1, random.Random(2) (order [2, 3, 4], [5], [6, 7], [1]): [2, 3, 4] instead of [5]."""
+    order = list(groups)
+    rng.shuffle(order)
+    if not order:
+        return []
+    chosen = list(order[0])
+    for word in order[1:]:
+        if len(chosen) + len(word) <= num_to_predict:
+            chosen += word
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def popped_until_the_count_is_reached(groups, num_to_predict, rng):
+    """I popped words off the front of the shuffled copy while fewer than num_to_predict positions were chosen, keeping those that fit; when the words run out before the count is reached, pop() raises.
+    Differs on: groups [[1], [2]], num_to_predict 3: IndexError (pop from empty list) instead of [1, 2]; and [[1], [2, 3]] with num_to_predict 2 raises whenever the shuffle puts [1] first (random.Random(0)), where the solution returns [1]."""
+    order = list(groups)
+    rng.shuffle(order)
+    chosen = []
+    while len(chosen) < num_to_predict:
+        word = order.pop(0)
+        if len(chosen) + len(word) <= num_to_predict:
+            chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.correct
+def shuffled_indices_and_reduce(groups, num_to_predict, rng):
+    """The shuffle applied to a list of word indices (the same permutation rng.shuffle gives a copy of groups), the walk written as functools.reduce over a (positions, room left) pair; a set of positions returned as a list."""
+    order = list(range(len(groups)))
+    rng.shuffle(order)
+
+    def take(state, i):
+        positions, room = state
+        word = groups[i]
+        return (positions | set(word), room - len(word)) if len(word) <= room else state
+
+    positions, _ = functools.reduce(take, order, (set(), num_to_predict))
+    return list(positions)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX4_5.batch = 7
+
+
+@EX4_5.bug
+def decoder_bias_left_out(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I decoded with the tied matrix alone, hidden @ E.T, since "the decoder's weight is the word-embedding matrix", and never added the decoder's own bias.
+    Differs on: one labelled position, V = 3, H = 3, E = I, hidden [2, 0, 0], bias [0, 0, 3], label 0, input [MASK]: loss 0.2395 and "mask" 1.0 instead of log(1 + e^-2 + e) = 1.3490 and "mask" 0.0 (the logits are [2, 0, 3])."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T
+    targets, shown = labels[selected], input_ids[selected]
+    metrics = {"loss": F.cross_entropy(logits, targets)}
+    right = logits.argmax(-1) == targets
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.bug
+def accuracy_over_every_labelled_position(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I read "the share of the labelled positions ... whose highest logit is the label" as a share of all the labelled positions, so each kind's right answers are divided by N, not by that kind's count.
+    Differs on: V = 4, H = 4, E = I, bias 0, mask_id 3, two labelled positions in one row: input 3 ([MASK]), label 0, hidden [1, 0, 0, 0] (right) and input 2, label 1, hidden [1, 0, 0, 0] (random, wrong): "mask" 0.5 instead of 1.0 ("random" 0.0 and "kept" None in both)."""
+    selected = labels.ne(IGNORE_INDEX)
+    logits = torch.matmul(hidden[selected], word_embeddings.t()) + bias
+    targets = labels[selected]
+    shown = input_ids[selected]
+    loss = F.cross_entropy(logits, targets)
+    right = logits.argmax(dim=1).eq(targets)
+    n = targets.numel()
+    is_mask = shown.eq(mask_id)
+    is_kept = shown.eq(targets) & ~is_mask
+    is_random = ~is_mask & ~is_kept
+    out = {"loss": loss}
+    for kind, where in {"mask": is_mask, "random": is_random, "kept": is_kept}.items():
+        out[kind] = (right & where).sum().item() / n if where.any() else None
+    return out
+
+
+@EX4_5.bug
+def masked_mean_over_every_position(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I decoded every position, zeroed the losses where the label is -100 and took .mean() of the (B, T) losses, which divides by B * T instead of by the number of labelled positions.
+    Differs on: B = 1, T = 4, V = 3, E = I, bias 0, only position 1 labelled (label 0, hidden [2, 0, 0], input [MASK]): loss 0.0599 (= 0.2395 / 4) instead of 0.2395."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden @ word_embeddings.T + bias  # (B, T, V)
+    per_position = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none").view(labels.shape)
+    loss = (per_position * selected).mean()
+    predicted = logits.argmax(-1)
+    out = {"loss": loss}
+    is_mask = selected & (input_ids == mask_id)
+    is_kept = selected & (input_ids == labels) & ~is_mask
+    is_random = selected & ~is_mask & ~is_kept
+    for kind, where in (("mask", is_mask), ("random", is_random), ("kept", is_kept)):
+        out[kind] = (predicted[where] == labels[where]).float().mean().item() if where.any() else None
+    return out
+
+
+@EX4_5.bug
+def ignored_labels_zeroed_in_place(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """To gather the log-probabilities at every position I set the -100 labels to 0 with labels[~selected] = 0, in the caller's tensor, so its labels are changed (and a second call finds no -100 left).
+    Differs on: the worked example in a row of two (position 0 labelled 0 with hidden [2, 0, 0] and input [MASK], position 1 unlabelled): the metrics are right, but afterwards the caller's labels are [[0, 0]] instead of [[0, -100]]."""
+    selected = labels != IGNORE_INDEX
+    labels[~selected] = 0
+    logits = hidden @ word_embeddings.T + bias
+    log_p = logits.log_softmax(-1).gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    loss = -log_p[selected].mean()
+    right = (logits.argmax(-1) == labels)[selected]
+    shown, targets = input_ids[selected], labels[selected]
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    out = {"loss": loss}
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        out[kind] = right[where].float().mean().item() if where.any() else None
+    return out
+
+
+@EX4_5.correct
+def position_by_position_logsumexp(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """A Python loop over the labelled positions: each logit vector by torch.mv, its loss as logsumexp minus the label's logit, the losses stacked and averaged; the kinds counted in dicts."""
+    losses, total, hits = [], {"mask": 0, "random": 0, "kept": 0}, {"mask": 0, "random": 0, "kept": 0}
+    B, T = labels.shape
+    for b in range(B):
+        for t in range(T):
+            label = int(labels[b, t])
+            if label == IGNORE_INDEX:
+                continue
+            logits = torch.mv(word_embeddings, hidden[b, t]) + bias
+            losses.append(torch.logsumexp(logits, dim=0) - logits[label])
+            shown = int(input_ids[b, t])
+            kind = "mask" if shown == mask_id else ("kept" if shown == label else "random")
+            total[kind] += 1
+            hits[kind] += int(int(logits.argmax()) == label)
+    out = {"loss": torch.stack(losses).mean() if losses else hidden.sum() * float("nan")}  # no labelled position: nan, as a mean of nothing
+    for kind in ("mask", "random", "kept"):
+        out[kind] = hits[kind] / total[kind] if total[kind] else None
     return out

@@ -11,6 +11,7 @@ import numpy as np
 import torch.nn.functional as F
 import math
 import itertools
+from torch import nn
 
 EX52 = Exercise("5.2", "parameter_groups")
 
@@ -1481,3 +1482,402 @@ def every_position_decoded_with_ignore_index(model, batch, optimizer, scheduler,
     scheduler.step()
     optimizer.zero_grad(set_to_none=True)
     return float(mlm_loss.detach()), float(nsp_loss.detach())
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX5_1.batch = 7
+
+
+@EX5_1.bug
+def end_lr_added_on_top(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I wrote the decay as peak_lr * (1 - done) ** power + end_lr, adding the end rate without taking it off the peak first, so the schedule starts at peak_lr + end_lr (it still ends at end_lr).
+    Differs on: end_lr 1e-6, peak 1e-4, no warm-up, 100 steps, step 0: 1.01e-4 instead of 1e-4 (step 50: 5.1e-5 instead of 5.05e-5; step 100 gives 1e-6, right)."""
+    if warmup_steps and step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    done = min(step, total_steps) / total_steps
+    return peak_lr * (1 - done) ** power + end_lr
+
+
+@EX5_1.bug
+def warmup_includes_its_last_step(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I ramped while step <= warmup_steps, so the warm-up's last step is taken at the full peak instead of the decayed rate, and with no warm-up step 0 divides by zero.
+    Differs on: the tiny recipe (peak 1e-3, 400 warm-up steps of 8,000), step 400: 1e-3 instead of 9.5e-4; and warmup_steps 0, step 0: ZeroDivisionError instead of peak_lr."""
+    if step <= warmup_steps:
+        return peak_lr * step / warmup_steps
+    progress = min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * (1 - progress) ** power + end_lr
+
+
+@EX5_1.bug
+def power_applied_to_the_warmup_too(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I thought the power shapes the whole schedule, so I ramped up as peak_lr * (step / warmup_steps) ** power: a curved warm-up whenever power is not 1.
+    Differs on: power 2, peak 1e-4, 100 warm-up steps of 1,000, step 50: 2.5e-5 instead of 5e-5 (power 1 is unaffected)."""
+    if warmup_steps > 0 and step < warmup_steps:
+        return peak_lr * (step / warmup_steps) ** power
+    done = min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * (1 - done) ** power + end_lr
+
+
+@EX5_1.bug
+def decay_not_held_after_the_end(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I wrote the decay as (peak_lr - end_lr) * (1 - step / total_steps) ** power + end_lr and forgot the min(step, total_steps), so past total_steps the line keeps going below end_lr (and a fractional power gives a complex number).
+    Differs on: the tiny recipe (peak 1e-3, 400 warm-up steps of 8,000), step 9,000: -1.25e-4 instead of 0 (step 8,000 gives 0, right)."""
+    if warmup_steps and step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    return (peak_lr - end_lr) * (1 - step / total_steps) ** power + end_lr
+
+
+@EX5_1.correct
+def torch_float64_tensor_with_where(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """torch, in float64: what is left of the decay clamped at 0, both branches computed and torch.where choosing; a 0-d tensor returned."""
+    s = torch.tensor(float(step), dtype=torch.float64)
+    left = torch.clamp(1.0 - s / total_steps, min=0.0)
+    decay = (peak_lr - end_lr) * left ** power + end_lr
+    ramp = peak_lr * s / max(warmup_steps, 1)
+    return torch.where(s < warmup_steps, ramp, decay)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX52.batch = 7
+
+
+@EX52.bug
+def stopped_at_the_first_frozen_parameter(model, weight_decay):
+    """I wrote break instead of continue for a frozen parameter, so the walk stops at the first frozen one and every parameter after it, trainable or not, is left out.
+    Differs on: nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 2)) with the first Linear frozen: two empty groups instead of [second weight] and [second bias]."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if not p.requires_grad:
+            break
+        if p.ndim >= 2:
+            decay.append(p)
+        else:
+            no_decay.append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def standard_layers_only(model, weight_decay):
+    """I walked the model's layers, Linear, Embedding and LayerNorm, and sorted their parameters by shape (a set of ids against ties), so a parameter that belongs to no such layer, like the MLM head's own bias or a bare nn.Parameter on a custom module, is in neither group.
+    Differs on: a BertForPreTraining (vocab 40, hidden 16): its mlm.bias (40,) is missing from the no-decay group; also a module holding nn.Linear(3, 2) and a 1-D gain `scale`: `scale` is left out."""
+    seen, decay, no_decay = set(), [], []
+    for module in model.modules():
+        if not isinstance(module, (nn.Linear, nn.Embedding, nn.LayerNorm)):
+            continue
+        for p in module.parameters(recurse=False):
+            if not p.requires_grad or id(p) in seen:
+                continue
+            seen.add(id(p))
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def vector_told_by_its_first_axis(model, weight_decay):
+    """I called a parameter a vector when its first axis holds all its elements (p.shape[0] == p.numel()), which raises IndexError on a 0-d learned scalar and sends an (H, 1) matrix to the no-decay group.
+    Differs on: a module with nn.Linear(3, 2) and a learned scalar nn.Parameter(torch.tensor(1.0)): IndexError (the solution puts the scalar in the no-decay group); and nn.Linear(1, 4), weight (4, 1): not decayed."""
+    decay, no_decay = [], []
+    for _, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        if p.shape[0] == p.numel():
+            no_decay.append(p)
+        else:
+            decay.append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def decay_defaulted_with_or(model, weight_decay):
+    """I wrote weight_decay = weight_decay or 0.01 to fall back on BERT's value when none is given, so an explicit weight_decay=0.0 (no decay at all) becomes 0.01.
+    Differs on: nn.Linear(3, 2) with weight_decay=0.0: the first group's weight_decay is 0.01 instead of 0.0."""
+    weight_decay = weight_decay or 0.01
+    matrices = [p for p in model.parameters() if p.requires_grad and p.dim() >= 2]
+    others = [p for p in model.parameters() if p.requires_grad and p.dim() < 2]
+    return [{"params": matrices, "weight_decay": weight_decay}, {"params": others, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def recursive_walk_of_own_parameters(model, weight_decay):
+    """A recursive walk over each module's own _parameters dict, then its children, with a set of ids against ties; matrices told by p.dim() > 1."""
+    seen = set()
+    groups = ([], [])
+
+    def visit(module):
+        for p in module._parameters.values():
+            if p is None or not p.requires_grad or id(p) in seen:
+                continue
+            seen.add(id(p))
+            groups[0 if p.dim() > 1 else 1].append(p)
+        for child in module.children():
+            visit(child)
+
+    visit(model)
+    return [{"params": groups[0], "weight_decay": weight_decay}, {"params": groups[1], "weight_decay": 0.0}]
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX53.batch = 7
+
+
+@EX53.bug
+def only_replaced_positions_counted(model, batch, k):
+    """I counted a micro-batch's labelled positions as those whose input token differs from its label (the ones the masking replaced), forgetting that BERT leaves 10% of the chosen tokens unchanged and those are labelled too.
+    Differs on: the chapter's tiny BERT, 4 rows of 10 with 1, 6, 6, 6 labels where the labelled inputs are [MASK] (id 4) except one kept token in row 1, k = 2: MLM weights 6/18 and 12/18 instead of 7/19 and 12/19 (and on the chapter's own batch, whose labels equal the inputs, 0 / 0 = NaN)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    replaced = (batch["labels"] != -100) & (batch["labels"] != batch["input_ids"])
+    N = replaced.sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        n_i = replaced[i * size:(i + 1) * size].sum()
+        loss = out.mlm_loss * n_i / N + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def model_unfrozen_to_be_sure(model, batch, k):
+    """I called model.requires_grad_(True) first, to be sure backward() reaches every parameter, which unfreezes the frozen ones: they get a gradient (and stay trainable afterwards).
+    Differs on: the chapter's tiny BERT with model.bert.embeddings frozen, the chapter's batch, k = 2: the embeddings' .grad is filled and requires_grad is True, where the solution leaves .grad None and the embeddings frozen."""
+    model.requires_grad_(True)
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    N = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for start in range(0, rows, size):
+        piece = {key: value[start:start + size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / N + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def counts_by_reshape_pieces_by_stride(model, batch, k):
+    """I took the micro-batches' label counts from one reshape of the labels to (k, -1), which groups consecutive rows, but cut the micro-batches as every k-th row (v[i::k]); the counts belong to other rows than the pieces.
+    Differs on: the chapter's tiny BERT, 4 rows of 10 with 1, 6, 3, 6 labelled positions, k = 2: MLM weights 7/16 and 9/16 for pieces that hold 4 and 12 labels (the solution's 4/16 and 12/16); right when k = B."""
+    B = batch["input_ids"].shape[0]
+    counts = (batch["labels"] != -100).reshape(k, -1).sum(dim=1)  # (k,)
+    N = counts.sum()
+    for p in model.parameters():
+        p.grad = None
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i::k] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * counts[i] / N + out.nsp_loss * piece["input_ids"].shape[0] / B
+        loss.backward()
+        total += float(loss.detach())
+    return total
+
+
+@EX53.bug
+def batch_reshaped_in_its_dict(model, batch, k):
+    """I reshaped every tensor of the batch to (k, B / k, ...) by writing batch[key] = batch[key].unflatten(0, (k, -1)) and read micro-batch i as batch[key][i]: the tensors are untouched, but the caller's dict now holds the reshaped ones.
+    Differs on: the chapter's batch (4 rows of 10), k = 2: the gradients and the loss are right, but afterwards batch["input_ids"].shape is (2, 2, 10) instead of (4, 10)."""
+    N = (batch["labels"] != -100).sum()
+    for key in batch:
+        batch[key] = batch[key].unflatten(0, (k, -1))
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / N + out.nsp_loss / k
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def index_select_pieces(model, batch, k):
+    """Row indices arange(B).view(k, -1), each micro-batch gathered with index_select; stale gradients set to None in a loop; the two weights as Python floats."""
+    B = batch["next_sentence_label"].shape[0]
+    device = batch["input_ids"].device
+    N = float((batch["labels"] != -100).sum())
+    for p in model.parameters():
+        p.grad = None
+    total = 0.0
+    for idx in torch.arange(B, device=device).view(k, -1):
+        piece = {key: t.index_select(0, idx) for key, t in batch.items()}
+        out = model(**piece)
+        w_mlm = float((piece["labels"] != -100).sum()) / N
+        w_nsp = len(idx) / B
+        loss = w_mlm * out.mlm_loss + w_nsp * out.nsp_loss
+        loss.backward()
+        total += float(loss.detach())
+    return total
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX5_4.batch = 7
+
+
+@EX5_4.bug
+def each_gradient_clipped_on_its_own(parameters, max_norm):
+    """I computed the global norm for the return value, but clipped each gradient by its own norm (if that tensor's norm exceeds max_norm, scale that tensor alone), so the direction of the whole gradient changes.
+    Differs on: two parameters with gradients [3.0, 4.0] and [0.6, 0.8], max_norm=1: they become [0.6, 0.8] and [0.6, 0.8] instead of [0.588, 0.784] and [0.118, 0.157] (both return 5.099)."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = math.sqrt(sum(float(g.double().pow(2).sum()) for g in grads))
+    for g in grads:
+        own = float(g.double().norm())
+        if own > max_norm:
+            g.mul_(max_norm / own)
+    return total
+
+
+@EX5_4.bug
+def norms_added_instead_of_squares(parameters, max_norm):
+    """I took the global norm as the sum of the parameters' norms, thinking the norm of the whole is the total of the parts, instead of the square root of the sum of their squares.
+    Differs on: two parameters with gradients [3.0, 4.0] and [0.6, 0.8], max_norm=1: returns 6.0 (and scales by 1/6) instead of 5.099 (right with a single gradient)."""
+    grads = []
+    for p in parameters:
+        if p.grad is not None:
+            grads.append(p.grad)
+    norm = sum(torch.linalg.vector_norm(g.double()).item() for g in grads)
+    if norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def none_gradients_skipped_only_in_the_norm(parameters, max_norm):
+    """I kept the parameters in a list and skipped those without a gradient when adding up the squares, but forgot the test in the scaling loop, so p.grad.mul_ fails on a parameter whose grad is None as soon as clipping happens.
+    Differs on: nn.Linear(3, 2) with weight.grad all 10.0 and bias.grad None, max_norm=1: AttributeError, where the solution scales the weight's gradient to norm 1 and returns 24.49."""
+    params = list(parameters)
+    norm = math.sqrt(sum(float(p.grad.double().square().sum()) for p in params if p.grad is not None))
+    if norm > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def scaled_in_float32_and_assigned_back(parameters, max_norm):
+    """I did the whole computation in float32 to be safe from float16 overflow, and wrote each clipped gradient back as p.grad = p.grad.float() * factor, which leaves a float32 gradient on a float16 parameter (torch refuses it).
+    Differs on: a float16 parameter of 4 elements whose gradient is all 300.0 (norm 600), max_norm=1: RuntimeError (a float gradient assigned to a Half tensor), where the solution scales it to norm 1 and returns 600.0; right for float32."""
+    params = [p for p in parameters if p.grad is not None]
+    norm = math.sqrt(sum(float(p.grad.float().pow(2).sum()) for p in params))
+    if norm > max_norm:
+        factor = max_norm / norm
+        for p in params:
+            p.grad = p.grad.float() * factor
+    return norm
+
+
+@EX5_4.correct
+def numpy_squares_in_float64(parameters, max_norm):
+    """numpy: each gradient copied to a float64 array, the squares summed with np.square and math.fsum, the factor applied in place through torch only above max_norm."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    squares = [float(np.square(g.detach().to(torch.float64).cpu().numpy()).sum()) for g in grads]
+    norm = math.sqrt(math.fsum(squares))
+    if norm > max_norm:
+        factor = max_norm / norm
+        for g in grads:
+            g.mul_(factor)
+    return norm
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX5_5.batch = 7
+
+
+@EX5_5.bug
+def mask_and_token_types_swapped(model, batch, optimizer, scheduler, max_grad_norm):
+    """I called model.bert(input_ids, attention_mask, token_type_ids) in the order transformers' BertModel takes them; minibert's order is (input_ids, token_type_ids, attention_mask), so the segment ids act as the mask and the mask as the segment ids.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40, T = 10), 4 rows with token types 0 then 1 and the last 2 tokens of rows 2 and 3 padded: both losses differ from the first step."""
+    out = model.bert(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def clip_norm_hard_coded_to_bert(model, batch, optimizer, scheduler, max_grad_norm):
+    """I clipped with max_norm=1.0, BERT's value as the statement's recipe says, and never used the max_grad_norm argument.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40) with minibert's build_optimizer(lr=1e-3, warmup_steps=0, total_steps=10), two steps with max_grad_norm=0.05: the second step's losses and the weights differ (right when max_grad_norm is 1.0)."""
+    hidden = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    mask = batch["labels"].ne(-100)
+    decoder = model.bert.embeddings.word_embeddings.weight
+    mlm_loss = F.cross_entropy(model.mlm(hidden.last_hidden_state[mask], decoder), batch["labels"][mask])
+    nsp_loss = F.cross_entropy(model.nsp(hidden.pooler_output), batch["next_sentence_label"])
+    loss = mlm_loss + nsp_loss
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad()
+    return float(mlm_loss.detach()), float(nsp_loss.detach())
+
+
+@EX5_5.bug
+def google_denominator_with_epsilon(model, batch, optimizer, scheduler, max_grad_norm):
+    """I followed Google's run_pretraining.py for the masked LM: the summed cross-entropy divided by the number of labelled positions plus 1e-5 (their guard against 0 / 0), which is not quite the mean over the N positions.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40), 4 rows of 10 with one labelled position in all: the MLM loss is the solution's divided by 1.00001 (about 4e-5 lower), and more so per position as N shrinks."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    numerator = F.cross_entropy(logits, batch["labels"][selected], reduction="sum")
+    denominator = selected.sum() + 1e-5
+    mlm_loss = numerator / denominator
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def clipped_the_encoder_only(model, batch, optimizer, scheduler, max_grad_norm):
+    """I clipped model.bert.parameters(), the encoder, thinking the two small heads do not matter: the global norm leaves out the heads' gradients and they are not scaled.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40) with build_optimizer(lr=1e-3, warmup_steps=0, total_steps=10), two steps with max_grad_norm=0.05: the weights and the second step's losses differ."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.bert.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.correct
+def log_softmax_picked_at_nonzero_positions(model, batch, optimizer, scheduler, max_grad_norm):
+    """The labelled positions as (row, column) pairs from nonzero(); both losses written out as log_softmax picked with gather / fancy indexing and averaged by hand; keyword arguments to model.bert."""
+    out = model.bert(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"],
+                     attention_mask=batch["attention_mask"])
+    rows, cols = (batch["labels"] != -100).nonzero(as_tuple=True)  # row-major order
+    h = out.last_hidden_state[rows, cols]  # (N, H)
+    log_p = model.mlm(h, model.bert.embeddings.word_embeddings.weight).log_softmax(dim=-1)  # (N, V)
+    targets = batch["labels"][rows, cols]
+    mlm_loss = -log_p.gather(1, targets[:, None]).squeeze(1).mean()
+    nsp_log_p = model.nsp(out.pooler_output).log_softmax(dim=-1)  # (B, 2)
+    nsp_loss = -nsp_log_p[torch.arange(nsp_log_p.shape[0], device=nsp_log_p.device),
+                          batch["next_sentence_label"]].mean()
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    for p in model.parameters():
+        p.grad = None
+    return mlm_loss.item(), nsp_loss.item()

@@ -1177,3 +1177,290 @@ def apply_then_index_range(model, top_layers=0):
         if p.requires_grad:
             total += math.prod(p.shape)
     return total
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX7_1.batch = 7
+
+
+@EX7_1.bug
+def tail_sliced_from_the_end_with_minus(ids, max_length, head, cls_id, sep_id):
+    """I took the tail as ids[-tail:], the usual "last k items" slice; when head = max_length - 2 the tail is 0 and ids[-0:] is the whole text.
+    Differs on: ids = [1, ..., 10], max_length = 7, head = 5 (BERT's own cut), [CLS] = 101, [SEP] = 102: [101, 1, 2, 3, 4, 5, 1, 2, ..., 10, 102] (17 ids) instead of [101, 1, 2, 3, 4, 5, 102]."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need max_length >= 2 and 0 <= head <= {max_length - 2}")
+    if len(ids) + 2 <= max_length:
+        return [cls_id] + list(ids) + [sep_id]
+    tail = max_length - 2 - head
+    return [cls_id] + list(ids[:head]) + list(ids[-tail:]) + [sep_id]
+
+
+@EX7_1.bug
+def negative_head_let_through(ids, max_length, head, cls_id, sep_id):
+    """I only checked that the head is not too long (head > max_length - 2), forgetting that it can be negative.
+    Differs on: ids = [1, ..., 10], max_length = 7, head = -1: [101, 1, ..., 9, 5, ..., 10, 102] (17 ids) instead of a ValueError; and ids = [1, 2, 3], max_length = 7, head = -1: [101, 1, 2, 3, 102] instead of a ValueError."""
+    if max_length < 2 or head > max_length - 2:
+        raise ValueError(f"head={head} is longer than max_length - 2 = {max_length - 2} (max_length={max_length})")
+    n = len(ids)
+    if n + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[n - tail:], sep_id]
+
+
+@EX7_1.bug
+def room_for_one_token_required(ids, max_length, head, cls_id, sep_id):
+    """I required room for at least one token of text besides [CLS] and [SEP], so I raised when max_length <= 2.
+    Differs on: ids = [1, 2, 3], max_length = 2, head = 0: ValueError instead of [101, 102]."""
+    if max_length <= 2:
+        raise ValueError(f"max_length={max_length} leaves no room for the text (head={head})")
+    if head < 0 or head > max_length - 2:
+        raise ValueError(f"head={head} must be in 0 .. {max_length - 2} (max_length={max_length})")
+    out = [cls_id]
+    if len(ids) + 2 <= max_length:
+        out.extend(ids)
+    else:
+        tail = max_length - 2 - head
+        out.extend(ids[:head])
+        out.extend(ids[len(ids) - tail:])
+    out.append(sep_id)
+    return out
+
+
+@EX7_1.bug
+def arguments_checked_with_assert(ids, max_length, head, cls_id, sep_id):
+    """I checked the arguments with an assert and a message naming the values, which raises AssertionError, not ValueError.
+    Differs on: ids = [1, 2, 3], max_length = 7, head = 9: AssertionError instead of ValueError."""
+    assert max_length >= 2 and 0 <= head <= max_length - 2, \
+        f"max_length={max_length}, head={head}: need 0 <= head <= max_length - 2"
+    n = len(ids)
+    if n + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[n - tail:], sep_id]
+
+
+@EX7_1.correct
+def positions_kept_by_a_filter(ids, max_length, head, cls_id, sep_id):
+    """The kept positions chosen one by one (k < head or k >= n - tail) with enumerate, after converting the arguments to Python ints."""
+    max_length, head = int(max_length), int(head)
+    if max_length < 2 or head < 0 or head > max_length - 2:
+        raise ValueError(f"bad arguments: max_length={max_length}, head={head} (head must lie in 0 .. {max_length - 2})")
+    n = len(ids)
+    budget = max_length - 2
+    if n <= budget:
+        kept = [token for token in ids]
+    else:
+        first_tail = n - (budget - head)
+        kept = [token for k, token in enumerate(ids) if k < head or k >= first_tail]
+    return [cls_id] + kept + [sep_id]
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX7_2.batch = 7
+
+
+@EX7_2.bug
+def regression_logits_left_two_dimensional(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For regression I passed the (B, 1) logits and the (B,) labels to F.mse_loss as they are; it broadcasts them to (B, B) (with only a warning) and averages every logit against every label.
+    Differs on: hidden = zeros(2, 1, 1) with h_[CLS] = 2 and 0, W_p = 0.5, b_p = 0, W = 3, b = 1, labels [3.0, 1.0]: loss 2.325 (the mean over the (2, 2) grid) instead of 0.041."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits, labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.bug
+def log_softmax_over_the_batch(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I wrote the one-class loss out as nll_loss of log_softmax(logits, dim=0): I took dim 0 for "the classes", but dim 0 runs over the batch.
+    Differs on: torch.manual_seed(0), hidden = randn(3, 4, 5), W_p = randn(5, 5), b_p = randn(5), W = randn(2, 5), b = randn(2), labels tensor([0, 1, 1]): a loss normalised over the 3 examples, not over the 2 classes (1.240 instead of 0.707 for this draw)."""
+    cls = hidden[:, 0, :]
+    pooled = torch.tanh(cls @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[1] == 1:
+        loss = F.mse_loss(logits[:, 0], labels.to(logits.dtype))
+    elif labels.dtype.is_floating_point:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    else:
+        loss = F.nll_loss(torch.log_softmax(logits, dim=0), labels)
+    return logits, loss
+
+
+@EX7_2.bug
+def multi_label_summed_over_the_classes(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For multi-label I summed each example's K binary cross-entropies (one loss per example, as for the other kinds) and then took the mean over the batch.
+    Differs on: H = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = [[3], [0]], b = [1, 0], labels [[1., 0.]]: loss 0.730 (0.037 + 0.693) instead of 0.365."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        per_class = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype), reduction="none")
+        loss = per_class.sum(dim=1).mean()
+    return logits, loss
+
+
+@EX7_2.bug
+def dropout_before_the_classifier(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I put the head's dropout (0.1) before W, as BertForSequenceClassification has it, with F.dropout(pooled, 0.1), whose training flag is True by default.
+    Differs on: the worked example (H = K = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = 3, b = 1, label 3.0) under torch.manual_seed(0) .. (9): logit 3.539 (0.762 / 0.9 kept) or 1.0 (dropped) instead of 3.285; no seed gives 3.285."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = F.dropout(pooled, 0.1) @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.correct
+def functional_linear_and_loss_modules(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """F.linear for the pooler and the classifier (it takes nn.Linear's (out, in) weights as they are), the kind chosen by torch.is_floating_point, the losses as nn modules."""
+    cls = hidden.select(1, 0)  # (B, H), the [CLS] row of each example
+    pooled = F.linear(cls, pooler_weight, pooler_bias).tanh()
+    logits = F.linear(pooled, weight, bias)  # (B, K)
+    K = weight.shape[0]
+    if K == 1:
+        loss = torch.nn.MSELoss()(logits.reshape(-1), labels.reshape(-1).to(logits.dtype))
+    elif torch.is_floating_point(labels):
+        loss = torch.nn.BCEWithLogitsLoss()(logits, labels.to(logits.dtype))
+    else:
+        loss = torch.nn.CrossEntropyLoss()(logits, labels)
+    return logits, loss
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX73.batch = 7
+
+
+@EX73.bug
+def square_root_taken_before_dividing(dev, test):
+    """By hand, I wrote the sd as math.sqrt(sum of squared deviations) / (n - 1): the division landed outside the square root.
+    Differs on: the worked example {"a": [0.80, 0.70, 0.75], "b": [0.78, 0.76, 0.77]}: ("b", 0.77, 0.00707) instead of ("b", 0.77, 0.01) (with two seeds it comes out right)."""
+    best = max(dev, key=lambda s: sum(dev[s]) / len(dev[s]))
+    xs = dev[best]
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs)) / (len(xs) - 1)
+    return best, m, sd
+
+
+@EX73.bug
+def best_mean_never_updated(dev, test):
+    """I kept the best in a loop, if m > best_mean: best = setting, but forgot to update best_mean, so every setting beats -inf and the last one wins.
+    Differs on: the worked example with its settings in the other order, {"b": [0.78, 0.76, 0.77], "a": [0.80, 0.70, 0.75]}: ("a", 0.75, 0.05) instead of ("b", 0.77, 0.01)."""
+    best, best_mean = None, -math.inf
+    for setting, scores in dev.items():
+        m = statistics.fmean(scores)
+        if m > best_mean:
+            best = setting
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def deviations_taken_in_place(dev, test):
+    """With numpy, I centred the best setting's scores in place, x -= x.mean(), before squaring; for whole-number scores np.asarray makes an int64 array, which cannot hold the float result.
+    Differs on: percentages as whole numbers, {"a": [80, 70, 75], "b": [78, 76, 77]}: UFuncTypeError (cannot cast float64 to int64) instead of ("b", 77.0, 1.0)."""
+    best = max(dev, key=lambda s: np.mean(dev[s]))
+    x = np.asarray(dev[best])
+    m = x.mean()
+    x -= m
+    return best, float(m), float(np.sqrt((x * x).sum() / (len(x) - 1)))
+
+
+@EX73.bug
+def scores_in_a_default_torch_tensor(dev, test):
+    """I put each setting's scores in torch.tensor(scores) and used .mean() and .std() (n - 1 by default); the tensor is float32, so close scores lose digits.
+    Differs on: {"a": [88.11, 88.12, 88.13], "b": [80.0, 81.0]}: ("a", 88.12000274658203, 0.0099983) instead of ("a", 88.12, 0.0100000)."""
+    means = {s: torch.tensor(v).mean().item() for s, v in dev.items()}
+    best = max(means, key=means.get)
+    return best, means[best], torch.tensor(dev[best]).std().item()
+
+
+@EX73.correct
+def exact_fractions(dev, test):
+    """Exact arithmetic with fractions.Fraction for every mean and the variance; floats only at the end (the square root)."""
+    from fractions import Fraction
+    best, best_mean = None, None
+    for setting, scores in dev.items():
+        mean = sum(map(Fraction, scores)) / len(scores)
+        if best_mean is None or mean > best_mean:
+            best, best_mean = setting, mean
+    xs = [Fraction(x) for x in dev[best]]
+    variance = sum((x - best_mean) ** 2 for x in xs) / (len(xs) - 1)
+    return best, float(best_mean), math.sqrt(variance)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX74.batch = 7
+
+
+@EX74.bug
+def numbers_counted_through_numpy(model, top_layers=0):
+    """I counted each trainable tensor's numbers as p.detach().cpu().numpy().size, numpy's count of elements; numpy has no bfloat16, so a model held in bfloat16 cannot be counted.
+    Differs on: minibert.BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)).to(torch.bfloat16), top_layers=0: TypeError (Got unsupported ScalarType BFloat16) instead of 18."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return int(sum(p.detach().cpu().numpy().size for p in model.parameters() if p.requires_grad))
+
+
+@EX74.bug
+def counted_before_the_top_was_unfrozen(model, top_layers=0):
+    """I froze model.bert, counted what was left to train right away, and only then switched the top layers and the pooler back on: the flags are right, the count is the classifier's alone.
+    Differs on: BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=1: 18 instead of 690."""
+    model.bert.requires_grad_(False)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    if top_layers > 0:
+        for layer in model.bert.encoder.layers[len(model.bert.encoder.layers) - top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return trainable
+
+
+@EX74.bug
+def head_counted_as_two_labels(model, top_layers=0):
+    """I counted the encoder's trainable numbers and added the head as 2·H + 2, as in the statement's 770 = 2·384 + 2, forgetting that the number of labels varies.
+    Differs on: BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=3)), top_layers=0: 18 instead of 27."""
+    for p in model.bert.parameters():
+        p.requires_grad = False
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            for p in layer.parameters():
+                p.requires_grad = True
+        for p in model.bert.pooler.parameters():
+            p.requires_grad = True
+    H = model.config.hidden_size
+    return sum(p.numel() for p in model.bert.parameters() if p.requires_grad) + 2 * H + 2
+
+
+@EX74.bug
+def pooler_weight_switched_on_alone(model, top_layers=0):
+    """For k > 0 I switched on the pooler's weight matrix, model.bert.pooler.dense.weight, the W_p of C = tanh(W_p h + b_p), and forgot its bias b_p.
+    Differs on: BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=1: 682 instead of 690, and no gradient reaches the pooler's bias."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.dense.weight.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def layers_walked_from_the_top(model, top_layers=0):
+    """The layers walked from the top with enumerate(reversed(...)), each one's flag set from its rank; the count with map(torch.numel) over a filter."""
+    model.bert.embeddings.requires_grad_(False)
+    for rank, layer in enumerate(reversed(model.bert.encoder.layers)):  # rank 0: the top layer
+        layer.requires_grad_(rank < top_layers)
+    model.bert.pooler.requires_grad_(top_layers > 0)
+    return sum(map(torch.numel, filter(lambda p: p.requires_grad, model.parameters())))

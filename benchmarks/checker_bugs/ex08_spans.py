@@ -1251,3 +1251,295 @@ def unmatched_by_counter_subtract(prediction, gold):
     left.subtract(g)
     shared = len(p) - sum(n for n in left.values() if n > 0)
     return 2 * shared / (len(p) + len(g)) if shared else 0.0
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX8_1.batch = 7
+
+
+@EX8_1.bug
+def label_on_the_last_piece(words, word_labels, tokenizer):
+    """I put the word's label on its last piece, the one that has read the whole word, and -100 on the pieces before it.
+    Differs on: the worked example ["Ishmael", "met", "Luthuli"], [1, 0, 1] with all-MiniLM-L6-v2's tokenizer: labels [-100, -100, -100, 1, 0, -100, -100, 1, -100] instead of [-100, 1, -100, -100, 0, 1, -100, -100, -100]."""
+    input_ids, labels = [tokenizer.cls_token_id], [-100]
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        input_ids.extend(pieces)
+        labels.extend([-100] * (len(pieces) - 1) + [label])
+    input_ids.append(tokenizer.sep_token_id)
+    labels.append(-100)
+    return input_ids, labels
+
+
+@EX8_1.bug
+def special_ids_written_as_101_and_102(words, word_labels, tokenizer):
+    """I wrote [CLS] and [SEP] as 101 and 102, their ids in BERT's (and MiniLM's) vocabulary, instead of asking the tokenizer.
+    Differs on: ["met", "is"], [0, 1] with minibert.Tokenizer({"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "met": 5, "is": 6}): input_ids [101, 5, 6, 102] instead of [2, 5, 6, 3]."""
+    CLS, SEP = 101, 102
+    ids, labels = [CLS], [-100]
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        for k, piece in enumerate(pieces):
+            ids.append(piece)
+            labels.append(label if k == 0 else -100)
+    return ids + [SEP], labels + [-100]
+
+
+@EX8_1.bug
+def labels_popped_from_the_callers_list(words, word_labels, tokenizer):
+    """I took each word's label with word_labels.pop(0) as I walked through the words, which empties the caller's list.
+    Differs on: the worked example: the right ids and labels, but afterwards the caller's word_labels is [] instead of [1, 0, 1]."""
+    input_ids, labels = [tokenizer.cls_token_id], [-100]
+    for word in words:
+        label = word_labels.pop(0)
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        input_ids += pieces
+        labels += [label] + [-100] * (len(pieces) - 1)
+    return input_ids + [tokenizer.sep_token_id], labels + [-100]
+
+
+@EX8_1.bug
+def both_special_labels_appended_at_the_end(words, word_labels, tokenizer):
+    """I built the word pieces' labels first and added the two -100 of [CLS] and [SEP] together at the end, so every label sits one place to the left of its piece.
+    Differs on: the worked example: labels [1, -100, -100, 0, 1, -100, -100, -100, -100] instead of [-100, 1, -100, -100, 0, 1, -100, -100, -100]."""
+    body_ids, body_labels = [], []
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        body_ids += pieces
+        body_labels += [label] + [-100] * (len(pieces) - 1)
+    input_ids = [tokenizer.cls_token_id] + body_ids + [tokenizer.sep_token_id]
+    return input_ids, body_labels + [-100, -100]
+
+
+@EX8_1.correct
+def tokens_converted_and_first_positions_marked(words, word_labels, tokenizer):
+    """tokenize() and convert_tokens_to_ids() for the pieces; the labels start as all -100 and each word's first position is written in afterwards."""
+    input_ids, starts = [tokenizer.cls_token_id], []
+    for word in words:
+        starts.append(len(input_ids))
+        input_ids.extend(tokenizer.convert_tokens_to_ids(tokenizer.tokenize(word)))
+    input_ids.append(tokenizer.sep_token_id)
+    labels = [-100] * len(input_ids)
+    for position, label in zip(starts, word_labels):
+        labels[position] = label
+    return input_ids, labels
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX82.batch = 7
+
+
+@EX82.bug
+def mask_read_as_p_mask(start_logits, end_logits, context_mask, max_answer_length):
+    """I read context_mask as Hugging Face's p_mask, True where a token cannot be in the answer, so I kept the spans whose ends are both False.
+    Differs on: the worked example ([CLS] q q [SEP] c c c [SEP], start [0, 0, 0, 0, 0.5, 0, 3, 0], end [0, 0, 0, 0, 2, 0.5, 0, 0]), max_answer_length = 3: (0, 0, 0.0) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    scores = start_logits[:, None] + end_logits[None, :]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    outside = ~context_mask
+    allowed = (j >= i) & (j - i + 1 <= max_answer_length) & outside[:, None] & outside[None, :]
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    best_i, best_j = divmod(int(scores.argmax()), T)
+    return best_i, best_j, float(scores[best_i, best_j])
+
+
+@EX82.bug
+def max_answer_length_fixed_at_30(start_logits, end_logits, context_mask, max_answer_length):
+    """Two loops with the end at most 30 tokens after the start, SQuAD's usual max_answer_length, which I wrote in as a number instead of using the argument.
+    Differs on: T = 6, mask [F, T, T, T, T, T], start [0, 3, 0, 0, 0, 0], end [0, 0, 0, 0, 3, 0], max_answer_length = 2: (1, 4, 6.0) instead of (1, 1, 3.0)."""
+    s, e, m = start_logits.tolist(), end_logits.tolist(), context_mask.tolist()
+    T = len(s)
+    best = None
+    for i in range(T):
+        if not m[i]:
+            continue
+        for j in range(i, min(T, i + 30)):
+            if m[j] and (best is None or s[i] + e[j] > best[2]):
+                best = (i, j, s[i] + e[j])
+    return best
+
+
+@EX82.bug
+def pair_scores_in_float64(start_logits, end_logits, context_mask, max_answer_length):
+    """I turned the logits to float64 with .double() before adding them, to be safe from rounding; half-precision logits then add up differently from the model's own float16 sums.
+    Differs on: float16 logits, T = 4, mask [F, T, T, F], start [0, 1000, 0, 0], end [0, 0.3, 0.4, 0], max_answer_length = 2: (1, 2, 1000.3999) instead of (1, 1, 1000.5) (in float16 both sums round to 1000.5)."""
+    s, e = start_logits.double(), end_logits.double()
+    T = s.shape[0]
+    rows, cols = torch.arange(T).unsqueeze(1), torch.arange(T).unsqueeze(0)
+    allowed = (cols >= rows) & (cols - rows < max_answer_length) & context_mask.unsqueeze(1) & context_mask.unsqueeze(0)
+    scores = torch.where(allowed, s.unsqueeze(1) + e.unsqueeze(0), torch.tensor(float("-inf"), dtype=s.dtype))
+    flat = int(torch.argmax(scores))
+    return flat // T, flat % T, scores.flatten()[flat].item()
+
+
+@EX82.bug
+def start_and_end_at_the_same_token(start_logits, end_logits, context_mask, max_answer_length):
+    """I scored each passage token as start + end at that token, the diagonal of the pair matrix, so only one-token answers are ever considered.
+    Differs on: T = 6, mask [F, T, T, T, T, T], start [0, 3, 0, 0, 0, 0], end [0, 0, 0, 0, 3, 0], max_answer_length = 4: (1, 1, 3.0) instead of (1, 4, 6.0)."""
+    scores = (start_logits + end_logits).masked_fill(~context_mask, float("-inf"))
+    k = int(scores.argmax())
+    return k, k, float(scores[k])
+
+
+@EX82.correct
+def log_of_the_mask_and_best_row(start_logits, end_logits, context_mask, max_answer_length):
+    """The constraints added as log(allowed) (0 or -inf) in the logits' dtype; the best end of every start with max(dim=1), then the best start."""
+    T = start_logits.shape[0]
+    positions = torch.arange(T)
+    length = positions[None, :] - positions[:, None] + 1  # (T, T): j - i + 1
+    allowed = (length >= 1) & (length <= max_answer_length) & torch.outer(context_mask, context_mask)
+    scores = start_logits.unsqueeze(-1) + end_logits.unsqueeze(0) + allowed.to(start_logits.dtype).log()
+    row_best, row_end = scores.max(dim=1)  # each start's best end (the first one on ties)
+    i = int(row_best.argmax())
+    return i, int(row_end[i]), row_best[i].item()
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX8_3.batch = 7
+
+
+@EX8_3.bug
+def softmax_over_the_questions(batch, scorer):
+    """I took the softmax with dim=0, thinking of dim 0 as "the first axis of the scores", but dim 0 of the (B, C) logits runs over the questions.
+    Differs on: B = 2, C = 2, T = 1, input_ids [[[1], [2]], [[3], [5]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].float(): probs [[0.119, 0.047], [0.881, 0.953]] instead of [[0.269, 0.731], [0.119, 0.881]]; with B = 1 every prob is 1."""
+    B, C, T = batch["input_ids"].shape
+    flat = {name: tensor.reshape(B * C, T) for name, tensor in batch.items()}
+    logits = scorer(flat["input_ids"], flat["token_type_ids"], flat["attention_mask"]).view(B, C)
+    return logits, torch.softmax(logits, dim=0)
+
+
+@EX8_3.bug
+def choices_stacked_then_reshaped(batch, scorer):
+    """I scored one choice at a time for every question, batch[name][:, c], and put the C score vectors together with torch.stack(...).reshape(B, C); stack puts the choices first, so the reshape mixes questions and choices.
+    Differs on: B = 2, C = 2, T = 1, input_ids [[[1], [2]], [[3], [5]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].float(): logits [[1, 3], [2, 5]] instead of [[1, 2], [3, 5]] (with B = 1 or C = 1 it comes out right)."""
+    B, C, T = batch["input_ids"].shape
+    per_choice = []
+    for c in range(C):
+        per_choice.append(scorer(batch["input_ids"][:, c], batch["token_type_ids"][:, c], batch["attention_mask"][:, c]))
+    logits = torch.stack(per_choice).reshape(B, C)
+    return logits, logits.softmax(dim=-1)
+
+
+@EX8_3.bug
+def trailing_axis_squeezed_away(batch, scorer):
+    """I put the scores back with .reshape(B, C, -1).squeeze(), to drop the trailing 1 of a classifier's (B·C, 1) output; squeeze() also drops B or C when it is 1.
+    Differs on: B = 2, C = 1, T = 1, input_ids [[[1]], [[3]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].float(): logits [1, 3] of shape (2,) and probs [0.119, 0.881] instead of [[1], [3]] and [[1.0], [1.0]]; with B = 1 the shapes are (C,) instead of (1, C)."""
+    B, C, T = batch["input_ids"].shape
+    ids, types, mask = (batch[name].reshape(B * C, T) for name in ("input_ids", "token_type_ids", "attention_mask"))
+    logits = scorer(ids, types, mask).reshape(B, C, -1).squeeze()
+    return logits, logits.softmax(dim=-1)
+
+
+@EX8_3.bug
+def rows_passed_in_the_dicts_order(batch, scorer):
+    """I flattened every tensor of the dict and called scorer(*flat.values()), trusting the batch to list input_ids, token_type_ids and attention_mask in the scorer's order.
+    Differs on: the batch {"input_ids": ..., "attention_mask": ..., "token_type_ids": ...} (the order of many collators) with B = 1, C = 2, T = 3, input_ids zeros, token_type_ids [[[0, 1, 1], [0, 0, 1]]], attention_mask ones, scorer(ids, types, mask) = (ids + 2·types + 3·mask).sum(-1).float(): logits [[12, 9]] instead of [[13, 11]]."""
+    B, C, T = batch["input_ids"].shape
+    flat = {name: tensor.reshape(B * C, T) for name, tensor in batch.items()}
+    logits = scorer(*flat.values()).view(B, C)
+    return logits, logits.softmax(dim=-1)
+
+
+@EX8_3.correct
+def one_question_at_a_time(batch, scorer):
+    """A loop over the B questions, each one's C rows scored in one call, the rows stacked into (B, C); the probabilities as exp(log_softmax)."""
+    B = batch["input_ids"].shape[0]
+    rows = []
+    for b in range(B):
+        rows.append(scorer(batch["input_ids"][b], batch["token_type_ids"][b], batch["attention_mask"][b]))  # (C,)
+    logits = torch.stack(rows, dim=0)  # (B, C)
+    return logits, torch.log_softmax(logits, dim=1).exp()
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX84.batch = 7
+
+
+@EX84.bug
+def tokens_found_with_findall(prediction, gold):
+    """After the normalisation I took the tokens with re.findall(r"\\w+", text), the words of the text, instead of splitting on whitespace; a sign that is not ASCII punctuation (’, °, €) now splits a token and is dropped.
+    Differs on: "Ahab’s ship" (a curly apostrophe) against "Ahab ship": 0.8 (ahab, s, ship) instead of 0.5 (ahab’s, ship)."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        text = re.sub(r"\b(a|an|the)\b", " ", text)
+        return re.findall(r"\w+", text)
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def articles_replaced_between_spaces(prediction, gold):
+    """I removed the articles as whole words by padding the text with spaces and replacing " a ", " an " and " the " with " "; two articles in a row share a space, so str.replace skips the second.
+    Differs on: "Ahab, the the captain" against "Ahab captain": 0.8 (one "the" is left) instead of 1.0; and "The The" against "": 0.0 instead of 1.0."""
+    def tokens(text):
+        text = " " + "".join(ch for ch in text.lower() if ch not in string.punctuation) + " "
+        for article in ("a", "an", "the"):
+            text = text.replace(f" {article} ", " ")
+        return text.split()
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return 1.0 if not p and not g else 0.0
+    common = Counter(p) & Counter(g)
+    shared = sum(common.values())
+    if not shared:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def whitespace_runs_of_space_tab_newline(prediction, gold):
+    """I collapsed whitespace with re.split(r"[ \\t\\n]+", text), listing the whitespace characters I know; a no-break space (common in Wikipedia text) or a \\r is not among them.
+    Differs on: "Captain\\u00a0Ahab" (a no-break space) against "Captain Ahab": 0.0 instead of 1.0."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        text = re.sub(r"\b(a|an|the)\b", " ", text)
+        return [t for t in re.split(r"[ \t\n]+", text) if t]
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if shared == 0:
+        return 0.0
+    return 2 * shared / (len(p) + len(g))
+
+
+@EX84.bug
+def article_pattern_without_the_closing_boundary(prediction, gold):
+    """I wrote the article pattern as r"\\b(a|an|the)", forgetting the closing \\b, so it also eats "a", "an" or "the" at the start of any word, and "a" wins over "an".
+    Differs on: "an apple" against "apple": 2/3 (tokens n, pple against pple) instead of 1.0."""
+    def tokens(text):
+        text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+        return re.sub(r"\b(a|an|the)", " ", text).split()
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.correct
+def bincount_over_a_shared_vocabulary(prediction, gold):
+    """str.translate with a deletion table, the article pattern compiled once; the overlap as np.minimum of two np.bincount vectors over a shared vocabulary."""
+    delete = str.maketrans("", "", string.punctuation)
+    article = re.compile(r"\b(?:an|a|the)\b")
+
+    def tokens(text):
+        return article.sub(" ", text.lower().translate(delete)).split()
+    p, g = tokens(prediction), tokens(gold)
+    if len(p) == 0 or len(g) == 0:
+        return float(len(p) == 0 and len(g) == 0)
+    vocabulary = {w: k for k, w in enumerate(dict.fromkeys(p + g))}
+    p_counts = np.bincount([vocabulary[w] for w in p], minlength=len(vocabulary))
+    g_counts = np.bincount([vocabulary[w] for w in g], minlength=len(vocabulary))
+    shared = int(np.minimum(p_counts, g_counts).sum())
+    return 2 * shared / (len(p) + len(g)) if shared else 0.0

@@ -11,6 +11,7 @@ import numpy as np
 import math
 import statistics
 from scipy import stats
+import torch.nn.functional as F
 
 EX = Exercise("9.3", "concat_last_four")
 WEIGHTED = "weighted_sum_last_four"
@@ -530,3 +531,171 @@ def states_stacked_last_times_the_weights(hidden_states, mix, scale):
     n = mix.shape[0]
     states = torch.stack(list(hidden_states)[-n:], dim=-1)  # (B, T, H, n)
     return torch.matmul(states, torch.softmax(mix, dim=0)) * scale
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX9_1.batch = 7
+
+
+@EX9_1.bug
+def cls_position_given_no_label(input_ids, attention_mask):
+    """I read "[CLS] is predicted from nothing but itself" as "there is nothing to predict at [CLS]", so I put -100 at position 0 as well.
+    Differs on: input_ids [[2, 11, 12, 13, 3, 0]], mask [[1, 1, 1, 1, 1, 0]] (the worked example): [-100, 12, 13, 3, -100, -100] instead of [11, 12, 13, 3, -100, -100]."""
+    labels = torch.full_like(input_ids, -100)
+    labels[:, :-1] = input_ids[:, 1:].masked_fill(attention_mask[:, 1:] == 0, -100)
+    labels[:, 0] = -100
+    return labels
+
+
+@EX9_1.bug
+def longest_row_length_for_the_whole_batch(input_ids, attention_mask):
+    """To avoid a loop I took n = the longest row's real length and labelled input_ids[:, 1:n] for every row, so the shorter rows predict [PAD] after their last real token.
+    Differs on: input_ids [[2, 11, 12, 3], [2, 11, 3, 0]], mask [[1, 1, 1, 1], [1, 1, 1, 0]]: row 1 gets [11, 3, 0, -100] instead of [11, 3, -100, -100]."""
+    n = int(attention_mask.sum(dim=1).max())
+    labels = torch.full_like(input_ids, -100)
+    labels[:, :n - 1] = input_ids[:, 1:n]
+    return labels
+
+
+@EX9_1.bug
+def ignored_positions_marked_minus_one(input_ids, attention_mask):
+    """I marked the positions with nothing to predict with -1, the ignore label of pytorch-pretrained-bert's masked_lm_labels that I learned from, not -100.
+    Differs on: input_ids [[2, 11, 12, 13, 3, 0]], mask [[1, 1, 1, 1, 1, 0]] (the worked example): [11, 12, 13, 3, -1, -1] instead of [11, 12, 13, 3, -100, -100]."""
+    ignore = -1
+    ids = input_ids.numpy()
+    following_is_real = attention_mask.numpy()[:, 1:] == 1
+    labels = np.full_like(ids, ignore)
+    labels[:, :-1] = np.where(following_is_real, ids[:, 1:], ignore)
+    return torch.from_numpy(labels)
+
+
+@EX9_1.bug
+def last_column_left_at_zero(input_ids, attention_mask):
+    """I started from torch.zeros_like and filled columns 0 .. T-2 with the next token or -100, forgetting that the last column has no next token and must be -100 too.
+    Differs on: input_ids [[2, 11, 12, 3]], mask [[1, 1, 1, 1]] (no padding): [11, 12, 3, 0] instead of [11, 12, 3, -100] (the last column is 0 in every row)."""
+    labels = torch.zeros_like(input_ids)
+    labels[:, :-1] = torch.where(attention_mask[:, 1:] == 1, input_ids[:, 1:], -100)
+    return labels
+
+
+@EX9_1.correct
+def shifted_by_padding_one_column(input_ids, attention_mask):
+    """The ids and the mask shifted left with F.pad (one column of -100 / 0 added on the right), then torch.where."""
+    next_ids = F.pad(input_ids[:, 1:], (0, 1), value=-100)
+    next_real = F.pad(attention_mask[:, 1:], (0, 1), value=0)
+    return torch.where(next_real == 1, next_ids, torch.full_like(input_ids, -100))
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX9_2.batch = 7
+
+
+@EX9_2.bug
+def degrees_of_freedom_from_the_smaller_sample(a, b, confidence=0.95):
+    """Instead of the long Welch-Satterthwaite fraction I used the textbook's conservative shortcut, ν = min(n_a, n_b) - 1.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): ν = 2, t = 4.30, about (10, -1.41, 21.41) instead of (10, 1.99, 18.01)."""
+    na, nb = len(a), len(b)
+    se = math.sqrt(statistics.variance(a) / na + statistics.variance(b) / nb)
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    t = stats.t.ppf((1 + confidence) / 2, min(na, nb) - 1)
+    return difference, difference - t * se, difference + t * se
+
+
+@EX9_2.bug
+def quantile_at_the_confidence_itself(a, b, confidence=0.95):
+    """I took the quantile at the confidence level, t.ppf(confidence, ν), the one-sided 95% point, instead of t.ppf((1 + confidence) / 2, ν).
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): t = 2.27, about (10, 3.99, 16.01), the 90% interval, instead of (10, 1.99, 18.01)."""
+    va = statistics.variance(a) / len(a)
+    vb = statistics.variance(b) / len(b)
+    nu = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    half = stats.t.ppf(confidence, nu) * math.sqrt(va + vb)
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def quantile_fixed_at_0975(a, b, confidence=0.95):
+    """I wrote the two-sided 95% quantile as t.ppf(0.975, ν), as in the worked example, and never used the confidence argument.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52], confidence = 0.9: about (10, 1.99, 18.01), the 95% interval, instead of (10, 3.99, 16.01)."""
+    a, b = np.array(a, dtype=float), np.array(b, dtype=float)
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    nu = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
+    half = stats.t.ppf(0.975, nu) * math.sqrt(va + vb)
+    difference = float(a.mean() - b.mean())
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def scores_held_in_float32_tensors(a, b, confidence=0.95):
+    """I put the scores in torch tensors with dtype=torch.float, taking it for Python's 64-bit float (it is float32), and took their mean and var() (n - 1) there.
+    Differs on: a = [10000.01, 10000.02, 10000.04], b = [10000.0, 10000.01, 10000.02]: about (0.01367, -0.01789, 0.04524) instead of (0.01333, -0.01788, 0.04454) (float32 keeps 3 decimals at 10^4; ordinary scores like [84.31, 84.35, 84.33] are off by about 1e-6)."""
+    ta, tb = torch.tensor(a, dtype=torch.float), torch.tensor(b, dtype=torch.float)
+    va = float(ta.var()) / len(a)
+    vb = float(tb.var()) / len(b)
+    difference = float(ta.mean() - tb.mean())
+    nu = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    half = stats.t.ppf((1 + confidence) / 2, nu) * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.correct
+def scipy_welch_test_interval(a, b, confidence=0.95):
+    """scipy.stats.ttest_ind with equal_var=False and its confidence_interval, the difference from its mean-difference estimate."""
+    result = stats.ttest_ind(np.asarray(a, dtype=float), np.asarray(b, dtype=float), equal_var=False)
+    interval = result.confidence_interval(confidence_level=confidence)
+    difference = float(np.mean(a) - np.mean(b))
+    return difference, float(interval.low), float(interval.high)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX.batch = 7
+
+
+@EX.bug
+def joined_with_numpy_concatenate(hidden_states):
+    """I joined the top four with np.concatenate on the last axis and came back with torch.from_numpy, which needs tensors numpy can hold.
+    Differs on: 5 states of shape (2, 3, 4) with requires_grad=True (a BertModel's output outside no_grad): a RuntimeError from .numpy() instead of a (2, 3, 16) tensor (and bfloat16 states raise a TypeError)."""
+    top = [h.numpy() for h in hidden_states[-4:]]
+    return torch.from_numpy(np.concatenate(top, axis=-1))
+
+
+@EX.bug(checker="weighted_sum_last_four")
+def mixed_under_no_grad(hidden_states, mix, scale):
+    """BERT is frozen in the feature-based rows, so I wrapped the whole mix in torch.no_grad() to keep the features out of the graph, and the tagger's mix and scale went with them.
+    Differs on: 5 states of shape (2, 3, 4), mix = zeros(4, requires_grad=True), scale = tensor(1.0, requires_grad=True): the right values, but the result has no grad_fn and backward raises instead of filling mix.grad and scale.grad."""
+    with torch.no_grad():
+        weights = torch.softmax(mix, dim=0)
+        states = torch.stack(hidden_states[-4:], dim=0)
+        return scale * (weights[:, None, None, None] * states).sum(0)
+
+
+@EX.bug
+def earlier_states_popped_off_the_list(hidden_states):
+    """I dropped the states below the top four with pop(0) until four were left, which works on the list I tested with but not on the tuple a BertModel returns.
+    Differs on: a tuple of 5 states of shape (2, 3, 4): AttributeError ('tuple' object has no attribute 'pop') instead of a (2, 3, 16) tensor; given a list, it empties the caller's list down to four."""
+    while len(hidden_states) > 4:
+        hidden_states.pop(0)
+    return torch.cat(hidden_states, dim=-1)
+
+
+@EX.bug(checker="weighted_sum_last_four")
+def raw_weights_clamped_before_exp(hidden_states, mix, scale):
+    """Against the overflow of exp at 90, I clamped the raw weights to at most 80 before my exp-and-divide softmax, so two large weights end up tied.
+    Differs on: 5 states of shape (2, 3, 4), mix = [90., 85., 0., 0.], scale = 1: half of layer L-3 plus half of layer L-2 instead of 0.9933 and 0.0067 of them (and mix[0], mix[1] get no gradient)."""
+    e = torch.exp(mix.clamp(max=80.0))
+    weights = e / e.sum()
+    out = torch.zeros_like(hidden_states[-1])
+    for w, h in zip(weights, hidden_states[-len(weights):]):
+        out = out + w * h
+    return scale * out
+
+
+@EX.correct
+def slices_of_a_new_empty_tensor(hidden_states):
+    """A (B, T, n·H) tensor made with new_empty (the states' dtype and device), each state copied into its slice in a loop."""
+    top = list(hidden_states)[max(0, len(hidden_states) - 4):]
+    B, T, H = top[0].shape
+    out = top[0].new_empty(B, T, len(top) * H)
+    for i, h in enumerate(top):
+        out[..., i * H:(i + 1) * H] = h
+    return out

@@ -7,6 +7,8 @@ import math
 
 from . import Exercise
 import torch
+from torch.utils.flop_counter import FlopCounterMode
+import numpy as np
 
 EX = Exercise("10.3", "accumulation_steps")
 
@@ -644,3 +646,192 @@ def floor_bound_then_next_divisor(batch_size, seq_len, processes, micro_batch_to
     while share % g != 0:
         g += 1
     return g
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX10_1.batch = 7
+
+
+@EX10_1.bug
+def pooler_counted_at_every_token(config, seq_len, predicted_fraction):
+    """I added the pooler's 2·H² to every token like the other dense layers, forgetting that it runs once per sequence, on [CLS].
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 1024 instead of 960."""
+    H, F = config.hidden_size, config.intermediate_size
+    L, V = config.num_hidden_layers, config.vocab_size
+    attention = 2 * (2 * seq_len * H)
+    layer = 4 * 2 * H * H + 2 * 2 * H * F + attention
+    mlm = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H
+    return 3 * (L * layer + mlm + pooler)
+
+
+@EX10_1.bug
+def mlm_transform_at_every_position(config, seq_len, predicted_fraction):
+    """I applied the fraction f to the decoder only, the part that scores the vocabulary, and counted the head's dense H -> H transform at every position.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 1024 instead of 960 (the transform's 32 counted in full, not a third)."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    T, f = seq_len, predicted_fraction
+    forward = L * (8 * H ** 2 + 4 * H * F + 4 * T * H)
+    forward += 2 * H ** 2 + f * 2 * H * V  # transform everywhere, decoder at the labelled positions
+    forward += 2 * H ** 2 / T
+    return 3 * forward
+
+
+@EX10_1.bug
+def attention_length_read_from_the_config(config, seq_len, predicted_fraction):
+    """For attention's T keys I read config.max_position_embeddings (the model's sequence length, I thought) instead of the seq_len argument.
+    Differs on: H = 4, F = 6, L = 1, V = 10, max_position_embeddings = 512, T = 3, f = 1/3: 25392 instead of 960 (equal only when seq_len is max_position_embeddings)."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    keys = config.max_position_embeddings
+    per_layer = 8 * H * H + 4 * H * F + 4 * keys * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H / seq_len
+    return 3 * (L * per_layer + head + pooler)
+
+
+@EX10_1.bug
+def head_and_pooler_inside_the_layer_sum(config, seq_len, predicted_fraction):
+    """I summed everything per token first and multiplied by L at the end, so the MLM head and the pooler are counted once per layer.
+    Differs on: H = 4, F = 6, L = 2, V = 10, T = 3, f = 1/3: 1920 instead of 1776 (equal for the worked example's L = 1)."""
+    H, F, V, T = config.hidden_size, config.intermediate_size, config.vocab_size, seq_len
+    total = 0.0
+    total += 4 * (2 * H * H)  # Q, K, V, output
+    total += 2 * (2 * H * F)  # feed-forward
+    total += 2 * (2 * T * H)  # scores and weighted values
+    total += predicted_fraction * (2 * H * H + 2 * H * V)  # MLM head
+    total += 2 * H * H / T  # pooler
+    return 3 * config.num_hidden_layers * total
+
+
+@EX10_1.correct
+def products_counted_by_torch_on_meta_tensors(config, seq_len, predicted_fraction):
+    """Every matrix product of one sequence run on meta tensors under torch's FlopCounterMode, the MLM head at all T positions scaled by f, summed, times 3, divided by T."""
+    H, F, V, T = config.hidden_size, config.intermediate_size, config.vocab_size, seq_len
+
+    def counted(*shapes):
+        with FlopCounterMode(display=False) as counter:
+            for (m, n), (n2, p) in shapes:
+                torch.empty(m, n, device="meta") @ torch.empty(n2, p, device="meta")
+        return counter.get_total_flops()
+
+    layer = counted(*[((T, H), (H, H))] * 4, ((T, H), (H, F)), ((T, F), (F, H)), ((T, H), (H, T)), ((T, T), (T, H)))
+    head = counted(((T, H), (H, H)), ((T, H), (H, V)))
+    pooler = counted(((1, H), (H, H)))
+    forward = config.num_hidden_layers * layer + predicted_fraction * head + pooler
+    return 3 * forward / T
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX10_2.batch = 7
+
+
+@EX10_2.bug
+def real_tokens_taken_from_the_row_lengths(x, attention_mask):
+    """I counted each row's real tokens, n_b = mask[b].sum(), and took the first n_b positions of the row, as if the padding were always at the end.
+    Differs on: x[b, t] = 10·b + t on a (2, 4) grid, mask [[0, 1, 1, 1], [1, 1, 0, 0]] (left padding in row 0): packed [0, 1, 2, 10, 11], indices [0, 1, 2, 4, 5] instead of [1, 2, 3, 10, 11], [1, 2, 3, 4, 5]."""
+    B, T = attention_mask.shape
+    lengths = attention_mask.sum(dim=1).tolist()
+    indices = torch.cat([torch.arange(n) + b * T for b, n in enumerate(lengths)])
+    return x.reshape(B * T, *x.shape[2:])[indices], indices
+
+
+@EX10_2.bug(checker="pad_input")
+def flat_position_split_by_the_batch_size(packed, indices, B, T):
+    """I turned each flat position back into (row, column) with divmod(index, B), dividing by the number of rows instead of the row length T.
+    Differs on: packed [0, 1, 2, 10, 11], indices [0, 1, 2, 4, 5], B = 2, T = 4 (the worked example): an IndexError (row 2 of 2) instead of [[0, 1, 2, 0], [10, 11, 0, 0]]; with packed [1., 2., 3., 4.], indices [0, 1, 2, 3] (row 0 full, row 1 empty), B = 2, T = 4: [[1, 2, 0, 0], [3, 4, 0, 0]] instead of [[1, 2, 3, 4], [0, 0, 0, 0]]."""
+    grid = packed.new_zeros(B, T, *packed.shape[1:])
+    rows, cols = indices // B, indices % B
+    grid[rows, cols] = packed
+    return grid
+
+
+@EX10_2.bug
+def indices_as_int32_like_flash_attn(x, attention_mask):
+    """I made the indices int32, as flash-attn keeps its cu_seqlens, with torch.arange(B * T, dtype=torch.int32) selected by the mask, instead of torch.long.
+    Differs on: the worked example (x[b, t] = 10·b + t on (2, 4), mask [[1, 1, 1, 0], [1, 1, 0, 0]]): the right packed [0, 1, 2, 10, 11] and values [0, 1, 2, 4, 5], but indices of dtype torch.int32 instead of torch.int64."""
+    B, T = attention_mask.shape
+    positions = torch.arange(B * T, dtype=torch.int32)
+    indices = positions[attention_mask.reshape(-1) == 1]
+    return x.reshape(B * T, *x.shape[2:])[indices], indices
+
+
+@EX10_2.bug(checker="pad_input")
+def each_row_refilled_from_its_start(packed, indices, B, T):
+    """I counted how many tokens each row gets from the indices (index // T) and wrote them at the start of their row, row after row, as unpadding had taken them from there.
+    Differs on: packed [1., 2., 3., 10.], indices [1, 2, 3, 4] (row 0 left-padded), B = 2, T = 4: [[1, 2, 3, 0], [10, 0, 0, 0]] instead of [[0, 1, 2, 3], [10, 0, 0, 0]]."""
+    counts = torch.bincount(indices // T, minlength=B).tolist()
+    grid = torch.zeros((B, T) + tuple(packed.shape[1:]), dtype=packed.dtype, device=packed.device)
+    start = 0
+    for b, n in enumerate(counts):
+        grid[b, :n] = packed[start:start + n]
+        start += n
+    return grid
+
+
+@EX10_2.correct(checker="pad_input")
+def scattered_along_the_flat_axis(packed, indices, B, T):
+    """torch.scatter on a zeros grid of B·T rows, the indices expanded over the trailing dimensions, then reshaped to (B, T, ...)."""
+    rest = packed.shape[1:]
+    index = indices.view(-1, *([1] * len(rest))).expand(-1, *rest)
+    grid = torch.zeros(B * T, *rest, dtype=packed.dtype, device=packed.device)
+    return grid.scatter(0, index, packed).reshape(B, T, *rest)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX.batch = 7
+
+
+@EX.bug
+def micro_batch_sizes_from_one_below_the_limit(batch_size, seq_len, processes, micro_batch_tokens):
+    """I searched the micro-batch size downwards with range(min(share, fits) - 1, 0, -1), off by one at the top, so a pass can never be exactly the largest size allowed.
+    Differs on: (256, 128, 1, 32768), phase 1 of the recipe: all 256 fit, but the search starts at 255 and finds 128: 2 instead of 1 (and (256, 512, 1, 32768) gives 8 instead of 4)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    for size in range(min(share, fits) - 1, 0, -1):
+        if share % size == 0:
+            return share // size
+    return share
+
+
+@EX.bug
+def one_sequence_budget_rejected(batch_size, seq_len, processes, micro_batch_tokens):
+    """I checked that a sequence fits with micro_batch_tokens <= seq_len raising a ValueError, which also rejects a budget of exactly one sequence.
+    Differs on: (8, 512, 1, 512): a ValueError instead of 8 (one sequence a pass)."""
+    if micro_batch_tokens <= seq_len:
+        raise ValueError(f"a pass of {micro_batch_tokens} tokens cannot hold a sequence of {seq_len}")
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def equal_passes_checked_in_tokens(batch_size, seq_len, processes, micro_batch_tokens):
+    """I worked in tokens throughout: g must divide the share's tokens, share · seq_len, and each pass's tokens must fit, so g may split a sequence between two passes.
+    Differs on: (10, 128, 1, 512): 4 sequences fit; 1280 tokens split in 4 passes of 320, so 4 instead of 5 (5 passes of 2 sequences)."""
+    tokens = (batch_size // processes) * seq_len
+    g = 1
+    while tokens % g or tokens // g > micro_batch_tokens:
+        g += 1
+    return g
+
+
+@EX.bug
+def passes_recounted_from_the_rounded_micro_batch(batch_size, seq_len, processes, micro_batch_tokens):
+    """I found the fewest passes ceil(share / fits), took the micro-batch as share // g, and counted the passes again as ceil(share / micro_batch), without checking that the micro-batch divides the share.
+    Differs on: (70, 128, 1, 3840): 30 fit, 3 passes give micro-batches of 23, so 4 instead of 5 (5 passes of 14)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    micro_batch = share // math.ceil(share / fits)
+    return math.ceil(share / micro_batch)
+
+
+@EX.correct
+def numpy_candidates_first_that_fits(batch_size, seq_len, processes, micro_batch_tokens):
+    """Every g from 1 to the share in a numpy array, a boolean mask of those that divide it and fit, the first one taken."""
+    share = batch_size // processes
+    g = np.arange(1, share + 1, dtype=np.int64)
+    ok = (share % g == 0) & (share // g * seq_len <= micro_batch_tokens)
+    return int(g[np.argmax(ok)])

@@ -9,6 +9,8 @@ import torch
 import torch.nn.functional as F
 import math
 from torch import nn
+import itertools
+import random
 
 
 # --- batch 6: written without reading any checker ------------------------------------------
@@ -401,3 +403,394 @@ def modules_loaded_from_the_checkpoint(hidden, weights):
     x = transform(hidden)
     flat = torch.addmm(weights["cls.predictions.bias"], x.reshape(-1, H), E.t())
     return flat.reshape(*hidden.shape[:-1], V)
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX11_1.batch = 7
+
+
+def _g7_clean_lower_strip(text):
+    """Steps 1a-1c of the statement: drop Cc/Cf (keeping tab, newline, return), lower-case, NFD, drop Mn."""
+    text = "".join(ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf"))
+    text = unicodedata.normalize("NFD", text.lower())
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+
+
+def _g7_is_punct(ch):
+    return unicodedata.category(ch).startswith("P") or (ch.isascii() and not ch.isalnum())
+
+
+def _g7_split_punct(chunk):
+    """One whitespace-free chunk -> its words, every punctuation mark a word of its own."""
+    words, current = [], ""
+    for ch in chunk:
+        if _g7_is_punct(ch):
+            if current:
+                words.append(current)
+            words.append(ch)
+            current = ""
+        else:
+            current += ch
+    if current:
+        words.append(current)
+    return words
+
+
+def _g7_wordpiece(word, vocab):
+    """Greedy longest-first WordPiece of one word -> ids, or [UNK] alone when stuck or over 100 characters."""
+    if len(word) > 100:
+        return [vocab["[UNK]"]]
+    ids, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = ("##" if start else "") + word[start:end]
+            if piece in vocab:
+                ids.append(vocab[piece])
+                start = end
+                break
+        else:
+            return [vocab["[UNK]"]]
+    return ids
+
+
+@EX11_1.bug
+def only_unicode_punctuation_split_off(text, vocab):
+    """I split off the characters whose Unicode category starts with P, and forgot the statement's second half: every ASCII character that is neither a letter nor a digit ($, +, <, =, >, ^, `, |, ~ are symbols, S*, not P*).
+    Differs on: "$5 a+b" (MiniLM's vocab): $, ##5, a, ##+, ##b [1002, 2629, 1037, 29622, 2497] instead of $, 5, a, +, b [1002, 1019, 1037, 1009, 1038]."""
+    text = _g7_clean_lower_strip(text)
+    words = []
+    for chunk in text.split():
+        current = ""
+        for ch in chunk:
+            if unicodedata.category(ch).startswith("P"):
+                words += [current] if current else []
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        words += [current] if current else []
+    return [i for word in words for i in _g7_wordpiece(word, vocab)]
+
+
+@EX11_1.bug
+def lower_cased_with_casefold(text, vocab):
+    """I lower-cased with str.casefold(), the "stronger" lower() meant for caseless matching, which also rewrites ß as ss (and a few others, like the final sigma).
+    Differs on: "straße" (MiniLM's vocab): st, ##ras, ##se [2358, 8180, 3366] instead of st, ##raße [2358, 27807] (and the ligature in "ﬁne" becomes fine)."""
+    text = "".join(ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf"))
+    text = unicodedata.normalize("NFD", text.casefold())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    ids = []
+    for chunk in text.split():
+        for word in _g7_split_punct(chunk):
+            ids.extend(_g7_wordpiece(word, vocab))
+    return ids
+
+
+@EX11_1.bug
+def hundred_characters_counted_before_the_punctuation_split(text, vocab):
+    """I applied the 100-character rule to each whitespace-separated chunk, before splitting off its punctuation, so a long chunk made of short words becomes one [UNK].
+    Differs on: "a" * 60 + "," + "b" * 50 (MiniLM's vocab): [100] instead of the pieces of the 60 a's, then ',' (1010), then the pieces of the 50 b's."""
+    unk = vocab["[UNK]"]
+    ids = []
+    for chunk in _g7_clean_lower_strip(text).split():
+        if len(chunk) > 100:
+            ids.append(unk)
+            continue
+        for word in _g7_split_punct(chunk):
+            ids += _g7_wordpiece(word, vocab)
+    return ids
+
+
+@EX11_1.bug
+def piece_grown_one_character_at_a_time(text, vocab):
+    """I grew each piece one character at a time while it was still in the vocabulary and cut where it stopped, which finds the longest piece only when all its prefixes are pieces too.
+    Differs on: "Hello, World!" (MiniLM's vocab): he, ##llo, ',', wo, ##rl, ##d, ! [2002, 7174, 1010, 24185, 12190, 2094, 999] instead of hello, ',', world, ! [7592, 1010, 2088, 999] ("hel" and "wor" are not pieces)."""
+    unk = vocab["[UNK]"]
+    ids = []
+    for chunk in _g7_clean_lower_strip(text).split():
+        for word in _g7_split_punct(chunk):
+            if len(word) > 100:
+                ids.append(unk)
+                continue
+            pieces, start = [], 0
+            while start < len(word):
+                prefix = "##" if start else ""
+                end = start
+                while end < len(word) and prefix + word[start:end + 1] in vocab:
+                    end += 1
+                if end == start:
+                    pieces = [unk]
+                    break
+                pieces.append(vocab[prefix + word[start:end]])
+                start = end
+            ids += pieces
+    return ids
+
+
+@EX11_1.correct
+def groupby_words_and_recursive_longest_match(text, vocab):
+    """The words from itertools.groupby over the characters (a space, a mark, or a letter run), WordPiece as a loop over candidate lengths with max() of those in vocab."""
+    kept = (ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf"))
+    decomposed = unicodedata.normalize("NFD", "".join(kept).lower())
+    chars = [ch for ch in decomposed if unicodedata.category(ch) != "Mn"]
+
+    def kind(indexed):
+        i, ch = indexed
+        if ch.isspace():
+            return ("space",)
+        if unicodedata.category(ch).startswith("P") or (ord(ch) < 128 and not ch.isalnum()):
+            return ("mark", i)  # every mark in a group of its own
+        return ("letters",)
+
+    words = ["".join(ch for _, ch in group) for key, group in itertools.groupby(enumerate(chars), key=kind)
+             if key[0] != "space"]
+    unk = vocab["[UNK]"]
+    ids = []
+    for word in words:
+        if len(word) > 100:
+            ids.append(unk)
+            continue
+        pieces, start = [], 0
+        while start < len(word):
+            prefix = "##" if start > 0 else ""
+            lengths = [n for n in range(1, len(word) - start + 1) if prefix + word[start:start + n] in vocab]
+            if not lengths:
+                pieces = [unk]
+                break
+            n = max(lengths)
+            pieces.append(vocab[prefix + word[start:start + n]])
+            start += n
+        ids += pieces
+    return ids
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX11_4.batch = 7
+
+
+def _g7_dev_accuracy(model, dev_batches):
+    model.eval()
+    right = seen = 0
+    with torch.no_grad():
+        for batch in dev_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            right += int((logits.argmax(-1) == batch["labels"]).sum())
+            seen += len(batch["labels"])
+    model.train()
+    return right / seen
+
+
+@EX11_4.bug
+def schedule_stepped_before_the_optimizer(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I stepped the schedule first and the optimizer second in each step (to have the new rate ready), so every step runs at the next step's rate and the first one is not at 0.
+    Differs on: a 1-layer H=32 BERT, 4 train batches of 4, 3 epochs, lr 1e-3, warmup 0.1 (1 warm-up step of 12): step 0 runs at 11/12 of lr instead of 0, every later step one step ahead: different weights."""
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=lr, eps=1e-6)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    for _ in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            loss = F.cross_entropy(logits, batch["labels"])
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scheduler.step()
+            optimizer.step()
+        accuracies.append(_g7_dev_accuracy(model, dev_batches))
+    return accuracies
+
+
+@EX11_4.bug
+def decay_only_above_two_dimensions(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I put the weight decay on the parameters with p.dim() > 2, an off-by-one for "ndim >= 2", so no matrix (they are all 2-D) is decayed at all.
+    Differs on: a 1-layer H=32 BERT, 4 train batches of 4, 3 epochs, lr 1e-3: every weight matrix misses its 0.01 decay, so different weights (about lr·0.01·w per step)."""
+    matrices = [p for p in model.parameters() if p.dim() > 2]
+    others = [p for p in model.parameters() if p.dim() <= 2]
+    optimizer = torch.optim.AdamW([dict(params=matrices, weight_decay=0.01), dict(params=others, weight_decay=0.0)],
+                                  lr=lr, eps=1e-6)
+    steps = epochs * len(train_batches)
+    warm = int(warmup_proportion * steps)
+
+    def rate(step):
+        if step < warm:
+            return step / warm
+        return max(0.0, 1.0 - step / steps)
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
+    history = []
+    for _ in range(epochs):
+        model.train()
+        for batch in train_batches:
+            out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(out, batch["labels"]).backward()
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        history.append(_g7_dev_accuracy(model, dev_batches))
+    return history
+
+
+@EX11_4.bug
+def adamw_with_its_default_eps(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I set up AdamW with the two parameter groups and the rate, and left eps at torch's default 1e-8 instead of BERT's 1e-6.
+    Differs on: a 1-layer H=32 BERT, 4 train batches of 4, 3 epochs, lr 1e-3: different weights, up to about 1e-3 apart after the 12 steps (eps weighs most where a gradient's running RMS is small)."""
+    groups = [{"params": [p for p in model.parameters() if p.ndim >= 2], "weight_decay": 0.01},
+              {"params": [p for p in model.parameters() if p.ndim < 2], "weight_decay": 0.0}]
+    optimizer = torch.optim.AdamW(groups, lr=lr)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: s / warmup if s < warmup else max(0.0, 1 - s / total))
+    accuracies = []
+    for _ in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        accuracies.append(_g7_dev_accuracy(model, dev_batches))
+    return accuracies
+
+
+@EX11_4.bug
+def train_batches_shuffled_each_epoch(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """Out of habit I shuffled the training batches at the start of every epoch with random.shuffle, which ignores "in the order given" and reorders the caller's list in place.
+    Differs on: a 1-layer H=32 BERT, 4 train batches of 4, 3 epochs, lr 1e-3: the batches in another order (unless every shuffle keeps it), so different weights, and train_batches is left reordered."""
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=lr, eps=1e-6)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    for _ in range(epochs):
+        random.shuffle(train_batches)
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        accuracies.append(_g7_dev_accuracy(model, dev_batches))
+    return accuracies
+
+
+@EX11_4.correct
+def one_loop_over_all_steps(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """One loop over every step of every epoch (itertools.product), nn.CrossEntropyLoss, the schedule as a named function, dev scored when an epoch's last batch is done."""
+    params = list(model.parameters())
+    optimizer = torch.optim.AdamW([dict(params=[p for p in params if len(p.shape) >= 2], weight_decay=0.01),
+                                   dict(params=[p for p in params if len(p.shape) < 2], weight_decay=0.0)],
+                                  lr=lr, eps=1e-6)
+    per_epoch = len(train_batches)
+    total = epochs * per_epoch
+    warmup = int(warmup_proportion * total)
+
+    def bert_multiplier(step):
+        return step / warmup if step < warmup else max(0.0, 1 - step / total)
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, bert_multiplier)
+    loss_fn = nn.CrossEntropyLoss()
+    accuracies = []
+    model.train()
+    for step, (epoch, i) in enumerate(itertools.product(range(epochs), range(per_epoch))):
+        batch = train_batches[i]
+        loss = loss_fn(model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"]), batch["labels"])
+        loss.backward()
+        nn.utils.clip_grad_norm_(params, max_norm=1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        if i == per_epoch - 1:
+            model.eval()
+            with torch.no_grad():
+                hits = [(model(b["input_ids"], b["token_type_ids"], b["attention_mask"]).argmax(-1) == b["labels"])
+                        for b in dev_batches]
+            hits = torch.cat(hits)
+            accuracies.append(int(hits.sum()) / hits.numel())
+            model.train()
+    return accuracies
+
+
+# --- batch 7: written without reading any checker ------------------------------------------
+EX11_5.batch = 7
+
+
+@EX11_5.bug
+def layer_norm_before_the_gelu(hidden, weights):
+    """I wrote the transform as dense, LayerNorm, then GELU (normalise first, as pre-LN models do), instead of dense, GELU, LayerNorm.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: logits off by several units, the top five different at most positions."""
+    x = F.linear(hidden, weights["cls.predictions.transform.dense.weight"], weights["cls.predictions.transform.dense.bias"])
+    x = F.layer_norm(x, x.shape[-1:], weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    x = F.gelu(x)
+    return F.linear(x, weights["bert.embeddings.word_embeddings.weight"], weights["cls.predictions.bias"])
+
+
+@EX11_5.bug
+def layer_norm_module_with_its_default_eps(hidden, weights):
+    """I built an nn.LayerNorm(H) for the transform and loaded its weight and bias, leaving eps at the module's default 1e-5 instead of BERT's 1e-12.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: logits off by about 1e-5 to 1e-4 (more where a position's GELU outputs vary little), the top five unchanged."""
+    H = hidden.shape[-1]
+    norm = nn.LayerNorm(H)
+    with torch.no_grad():
+        norm.weight.copy_(weights["cls.predictions.transform.LayerNorm.weight"])
+        norm.bias.copy_(weights["cls.predictions.transform.LayerNorm.bias"])
+    x = hidden @ weights["cls.predictions.transform.dense.weight"].T + weights["cls.predictions.transform.dense.bias"]
+    x = norm(F.gelu(x))
+    return x @ weights["bert.embeddings.word_embeddings.weight"].T + weights["cls.predictions.bias"]
+
+
+@EX11_5.bug
+def log_probabilities_returned(hidden, weights):
+    """I ended the head with log_softmax over the vocabulary, as the masked-LM loss works with log-probabilities, and returned those as the logits.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: every position's logits shifted by its log-sum-exp (all values negative), the ranking and top five unchanged."""
+    dense_w = weights["cls.predictions.transform.dense.weight"]
+    dense_b = weights["cls.predictions.transform.dense.bias"]
+    x = F.gelu(torch.matmul(hidden, dense_w.t()) + dense_b)
+    x = F.layer_norm(x, (x.size(-1),), weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], 1e-12)
+    logits = torch.matmul(x, weights["bert.embeddings.word_embeddings.weight"].t()) + weights["cls.predictions.bias"]
+    return F.log_softmax(logits, dim=-1)
+
+
+@EX11_5.bug
+def one_sentence_as_a_matrix(hidden, weights):
+    """I wrote it for the notebook's single sentence: hidden[0] as a (T, H) matrix through torch.addmm, and [None] to give the batch axis back.
+    Differs on: random hidden (2, 5, 128) with the course model's weights: (1, 5, V), the first row's logits only, instead of (2, 5, V)."""
+    x = hidden[0]
+    x = F.gelu(torch.addmm(weights["cls.predictions.transform.dense.bias"], x,
+                           weights["cls.predictions.transform.dense.weight"].t()))
+    x = F.layer_norm(x, x.shape[-1:], weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    logits = torch.addmm(weights["cls.predictions.bias"], x, weights["bert.embeddings.word_embeddings.weight"].t())
+    return logits[None]
+
+
+@EX11_5.correct
+def einsum_with_erf_gelu_and_layer_norm_by_hand(hidden, weights):
+    """torch.einsum for both products, GELU written with erf, LayerNorm by hand with the biased variance and eps 1e-12."""
+    x = torch.einsum("bth,oh->bto", hidden, weights["cls.predictions.transform.dense.weight"])
+    x = x + weights["cls.predictions.transform.dense.bias"]
+    x = 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    x = (x - mean) * torch.rsqrt(var + 1e-12)
+    x = x * weights["cls.predictions.transform.LayerNorm.weight"] + weights["cls.predictions.transform.LayerNorm.bias"]
+    E = weights["bert.embeddings.word_embeddings.weight"]
+    return torch.einsum("bth,vh->btv", x, E) + weights["cls.predictions.bias"]
