@@ -8,6 +8,7 @@ import re
 import string
 from collections import Counter
 
+import numpy as np
 import torch
 
 from . import Exercise
