@@ -350,6 +350,10 @@ def concat_into_zeros(hidden_states):  # a buffer from torch.zeros: float32, wha
     return out
 
 
+def concat_through_numpy(hidden_states):  # np.concatenate, then torch.from_numpy: numpy has no bfloat16
+    return torch.from_numpy(np.concatenate([h.numpy() for h in hidden_states[-4:]], axis=-1))
+
+
 def weighted_shifted_by_min(hidden_states, mix, scale):  # exponents ≥ 0: overflows when the weights lie far apart
     e = torch.exp(mix - mix.min())
     return scale * torch.einsum("n,nbth->bth", e / e.sum(), torch.stack(hidden_states[-len(mix):]))
@@ -390,6 +394,7 @@ def test_layer_features_accept(checker, style, capsys):
     ("weighted_sum_last_four", weighted_hand_softmax, r"mix=\[90.0.*NaN or inf\n.*exp\(90\)"),
     ("weighted_sum_last_four", weighted_tolist, r"large raw weights.*no gradient reaches mix or scale"),
     ("concat_last_four", concat_into_zeros, r"L=4.*in float64.*your result is torch.float32.*keep their dtype"),
+    ("concat_last_four", concat_through_numpy, r"L=4.*in bfloat16.*raised TypeError.*\n.*hint: numpy has no bfloat16"),
     ("weighted_sum_last_four", weighted_shifted_by_min,
      r"mix=\[90.0, 88.0, 89.0, -10.0\].*NaN or inf\n.*the \*largest\*"),
 ])

@@ -78,6 +78,9 @@ def test_the_stubs_raise_not_implemented(checker, args):
     (("or ch in \"\\t\\n\\r\")", "or ch.isspace())"), r"'page\\x0cbreak'.*form feed.*\n.*hint: drop control"),
     (("if unicodedata.category(ch).startswith(\"P\") or (ch.isascii() and not ch.isalnum()):",
       "if unicodedata.category(ch).startswith(\"P\"):"), r"'\$5 \+1.*ASCII symbols that are not Unicode punctuation"),
+    (("        word = \"\"\n        for ch in chunk:", "        if len(chunk) > 100:  # a long chunk, one [UNK]\n"
+      "            words.append(chunk)\n            continue\n        word = \"\"\n        for ch in chunk:"),
+     r"'x+-x+'.*received \['\[UNK\]'\].*\n.*hint: the 100-character rule is WordPiece's"),
 ])
 def test_tokenizer_mistakes_are_named(edit, message):
     with pytest.raises(ExerciseError, match="(?s)" + message):

@@ -587,7 +587,21 @@ def load_by_prefix_without_dot(state_dict, i, layer):  # right on MiniLM's 6 lay
                 getattr(layer.get_submodule(ours), param).copy_(state_dict[keys[-1]])
 
 
+def load_dense_maps_by_shape(state_dict, i, layer):  # right on MiniLM (I = 4H); wrong where I = H
+    dense = [k for k in state_dict if k.startswith(f"encoder.layer.{i}.") and k.endswith("dense.weight")]
+    loader()(state_dict, i, layer)
+    with torch.no_grad():
+        for ours in ("attention.output", "ffn.intermediate", "ffn.output"):
+            module = layer.get_submodule(ours)
+            key = next(k for k in dense if state_dict[k].shape == module.weight.shape)  # the first that fits
+            module.weight.copy_(state_dict[key])
+            module.bias.copy_(state_dict[key.removesuffix("weight") + "bias"])
+
+
 @pytest.mark.parametrize("bug, message", [
+    (load_dense_maps_by_shape, r"(?s)12-layer checkpoint.*H = I = 32.*layer.ffn.intermediate.weight \(layer 1\) "
+                               r"should hold .*intermediate.dense.weight, "
+                               r"but it holds .*attention.output.dense.weight"),
     (load_by_prefix_without_dot, r"(?s)state_dict, 1, layer\), state_dict a 12-layer checkpoint.*holds "
                                  r"encoder.layer.11.*layer 11's tensor, not layer 1's.*with its dot"),
     (load_frozen, r"requires_grad=False: the layer would not train"),

@@ -557,6 +557,23 @@ def negative_among_unequal_documents(documents, index, rng):  # "the others" by 
     return a, other[start:start + n], False
 
 
+def coin_shared_with_a_end(documents, index, rng):  # fair on average, but short As are IsNext, long ones NotNext
+    document = documents[index]
+    u = rng.random()  # one draw for both
+    a_end = 1 + int(u * (len(document) - 1))
+    if u < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    other += other >= index
+    return document[:a_end], documents[other][:1], False
+
+
+def draws_from_a_copy_of_rng(documents, index, rng):  # the caller's rng never moves
+    own = random.Random()
+    own.setstate(rng.getstate())
+    return SOLUTIONS["my_nsp_pair"](documents, index, own)
+
+
 def b_joined_into_text(documents, index, rng):
     a, b, is_next = SOLUTIONS["my_nsp_pair"](documents, index, rng)
     return a, " ".join(b), is_next
@@ -597,6 +614,8 @@ def test_nsp_pair_accepts_other_styles(capsys):
     (negative_from_the_opening, r"every one of the \d+ NotNext Bs starts at sentence 0.*\n.*random starting sentence"),
     (negative_weighted_by_length, r"3, 1 and 30 sentences.*one-sentence document.*\n.*favours the long documents"),
     (negative_among_unequal_documents, r"\(the first two equal\).*the copy of documents\[0\]: 0 of.*\n.*by position"),
+    (coin_shared_with_a_end, r"IsNext among the \d+ pairs whose A is \['a1'\]: (\d+) of \1 .*\n.*a draw of its own"),
+    (draws_from_a_copy_of_rng, r"rng is where it was before the call.*\n.*not from a copy of it"),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_nsp_pair_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

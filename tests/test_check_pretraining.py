@@ -240,7 +240,12 @@ def groups_skip_frozen_modules(model, wd):  # a module whose weight is frozen sk
             for g in SOLUTIONS["my_parameter_groups"](model, wd)]
 
 
+def groups_default_with_or(model, wd):  # "BERT's 0.01 when none is given": an explicit 0.0 becomes 0.01 too
+    return SOLUTIONS["my_parameter_groups"](model, wd or 0.01)
+
+
 @pytest.mark.parametrize("fn, message", [
+    (groups_default_with_or, r"Linear\(3, 2\), no decay asked for, weight_decay=0.0: .*\[0.01, 0.0\].*\n.*is a value"),
     (groups_without_the_empty_one, r"torch.nn.LayerNorm\(6\) alone.*received one group; this model has no "
                                    r"trainable matrix(.|\n)*always return both groups"),
     (groups_skip_frozen_modules, r"(?s)one query weight frozen.*in no group \(so never trained\): "
@@ -692,6 +697,14 @@ def losses_without_types(model, batch):  # token_type_ids left out: every token 
             F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"]))
 
 
+def losses_google_denominator(model, batch):  # run_pretraining.py: summed loss / (N + 1e-5), 1e-5 off with N = 1
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    total = F.cross_entropy(logits, batch["labels"][selected], reduction="sum")
+    return total / (selected.sum() + 1e-5), losses_gathered(model, batch)[1]
+
+
 def step_clips_to_one(model, batch, optimizer, scheduler, max_grad_norm):
     return _step(model, batch, optimizer, scheduler, 1.0, loss_fn=losses_gathered)  # max_grad_norm ignored
 
@@ -712,6 +725,8 @@ def step_with(**kw):
     (step_with(scheduler_first=True), r"stepped before the optimizer"),
     (step_with(loss_fn=losses_without_types), r"step 1 of 2.*mlm_loss .*\n.*token types are missing"),
     (step_clips_to_one, r"weights are not minibert's.*\n.*clipped to 1\.0: clip to the max_grad_norm given"),
+    (step_with(loss_fn=losses_google_denominator), r"single labelled position.*mlm_loss 3\.82\d+, expected 3\.82\d+.*"
+                                                   r"\n.*divided by N \+ 1e-5"),
 ])
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
 def test_pretraining_step_rejects(fn, message):

@@ -358,6 +358,13 @@ def steps_at_most_64(batch_size, seq_len, processes, micro_batch_tokens):  # g t
     return next((g for g in range(1, 65) if share % g == 0 and share // g <= fits), 64)
 
 
+def steps_in_tokens(batch_size, seq_len, processes, micro_batch_tokens):  # g divides the share's tokens
+    tokens, g = batch_size // processes * seq_len, 1
+    while tokens % g or tokens // g > micro_batch_tokens:
+        g += 1
+    return g
+
+
 @pytest.mark.parametrize("style", [steps_divisors, steps_from_micro])
 def test_accumulation_steps_accepts(style, capsys):
     check.accumulation_steps(style)
@@ -379,6 +386,8 @@ def test_accumulation_steps_accepts(style, capsys):
     (steps_share_left_out, r"(?s)room for one of 512.*a whole number of accumulation steps \(8\), received None"),
     (steps_whole_batch_shared_out, r"(?s)3 processes × 64.*expected 4.*received 3.*\n.*hint: these are the whole "
                                    r"batch's fewest passes, shared out"),
+    (steps_in_tokens, r"(?s)room for 4 sequences of the 10.*expected 5.*received 4\n.*hint: these passes split the "
+                      r"share's tokens evenly, but not its sequences"),
 ])
 def test_accumulation_steps_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

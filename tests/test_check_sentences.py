@@ -400,6 +400,14 @@ def pick_one_pass_sd(dev, test):  # √((Σx² − n·m²) / (n − 1)): two nea
     return best, m, math.sqrt(max(sum(x * x for x in xs) - n * m * m, 0.0) / (n - 1))
 
 
+def pick_centred_in_place(dev, test):  # x -= mean on np.asarray of whole numbers: an int64 array
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    x = np.asarray(dev[best])
+    m = x.mean()
+    x -= m
+    return best, float(m), float(np.sqrt((x * x).sum() / (len(x) - 1)))
+
+
 @pytest.mark.parametrize("style", [pick_numpy, pick_torch])
 def test_pick_setting_accepts(style, capsys):
     check.pick_setting(style)
@@ -417,6 +425,8 @@ def test_pick_setting_accepts(style, capsys):
     (pick_by_total, r"(?s)4 and 2 seeds.*received \('a'.*mean dev score over its seeds is the highest"),
     (pick_best_from_zero, r"(?s)every mean below 0.*received \(None.*\n.*hint: no setting was chosen.*started at 0"),
     (pick_one_pass_sd, r"(?s)scores in percent.*\n.*hint: every seed of 'a' scored the same.*one-pass form"),
+    (pick_centred_in_place, r"(?s)whole-number percentages.*raised.*\n.*hint: whole-number scores make an integer "
+                            r"array.*in-place `-=`"),
 ])
 def test_pick_setting_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -77,6 +77,16 @@ def align_by_spelling(words, labels, tokenizer):  # the sentence's pieces regrou
     return [tokenizer.cls_token_id, *ids, tokenizer.sep_token_id], [-100, *out, -100]
 
 
+def align_popping_labels(words, labels, tokenizer):  # labels.pop(0) word by word: the caller's list emptied
+    ids, out = [tokenizer.cls_token_id], [-100]
+    for word in words:
+        label = labels.pop(0)
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        ids += pieces
+        out += [label] + [-100] * (len(pieces) - 1)
+    return ids + [tokenizer.sep_token_id], out + [-100]
+
+
 def align_cut_to_512(words, labels, tokenizer):  # BERT's window: [CLS], at most 510 pieces, [SEP]
     ids, out = align(words, labels, tokenizer)
     return (ids[:511] + ids[-1:], out[:511] + out[-1:]) if len(ids) > 512 else (ids, out)
@@ -100,6 +110,8 @@ def test_align_labels_accepts(style, capsys):
     (align_by_spelling, r"(?s)hand case words=\['Café', '#1', '🐋', 'Moby-Dick'\].*labels\n.*tokens.*\n.*expected"),
     (align_cut_to_512, r"(?s)twice over.*past BERT's 512 positions: input_ids.*received 512, the same up to there"
                        r".*\n.*hint: the sequence was cut"),
+    (align_popping_labels, r"(?s)hand case words=\['Ishmael', 'met', 'Luthuli'\].*changed its input word_labels: "
+                           r"\[1, 0, 1\] before, \[\] after.*\n.*hint: .*pop"),
 ])
 def test_align_labels_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -422,6 +434,21 @@ def f1_split_on_spaces(prediction, gold):  # split(" "), empty strings dropped: 
     return _f1_tokens(p, g)
 
 
+def f1_articles_between_spaces(prediction, gold):  # " the " -> " ": "the the" shares a space, one is kept
+    def norm(s):
+        s = " " + "".join(c for c in s.lower() if c not in string.punctuation) + " "
+        for article in ("a", "an", "the"):
+            s = s.replace(f" {article} ", " ")
+        return s.split()
+    return _f1_tokens(norm(prediction), norm(gold))
+
+
+def f1_whitespace_listed(prediction, gold):  # re.split on [ \t\n]+: a no-break space stays inside a word
+    p, g = ([w for w in re.split(r"[ \t\n]+", re.sub(r"\b(a|an|the)\b", " ", "".join(
+        c for c in s.lower() if c not in string.punctuation))) if w] for s in (prediction, gold))
+    return _f1_tokens(p, g)
+
+
 def f1_no_empty_rule(prediction, gold):
     p, g = (re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation)).split()
             for s in (prediction, gold))
@@ -457,6 +484,10 @@ def test_squad_f1_accepts(style, capsys):
     (f1_articles_as_text,
      r"(?s)hand case prediction='Anna', gold='Ann'.*expected 0.*received 1.*pieces of text, not as words"),
     (f1_split_on_spaces, r"(?s)prediction='captain\\nahab'.*received 0.*split on spaces only"),
+    (f1_articles_between_spaces, r"(?s)hand case prediction='the the whale'.*received 0.666667\n.*hint: two articles "
+                                 r"in a row and one was kept"),
+    (f1_whitespace_listed, r"(?s)prediction='captain\\xa0ahab'.*received 0\n.*hint: the text was split on the "
+                           r"whitespace characters you listed"),
 ])
 def test_squad_f1_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

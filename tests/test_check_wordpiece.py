@@ -38,7 +38,8 @@ def test_every_checker_is_exported():
 
 def basic_words(text, *, clean=True, cjk=True, per_char_lower=True, accents=True, punctuation="bert",
                 tab_is_control=False, isspace=False, controls=("Cc", "Cf", "Co", "Cs"), form="NFD", marks="Mn",
-                cjk_ranges=CJK_RANGES, drop_nul=True, split_arg=None, keep_empty=False, only_upper=False):
+                cjk_ranges=CJK_RANGES, drop_nul=True, split_arg=None, keep_empty=False, only_upper=False,
+                only_alpha=False, private_by_range=False):
     out = []
     for ch in text:
         category = unicodedata.category(ch)
@@ -46,6 +47,8 @@ def basic_words(text, *, clean=True, cjk=True, per_char_lower=True, accents=True
             continue
         if (ch.isspace() if isspace else (ch in " \t\n\r" or category == "Zs")):
             out.append(" ")
+        elif private_by_range and 0xE000 <= ord(ch) <= 0xF8FF:  # the BMP's private-use area, not category Co
+            continue
         elif clean and ((drop_nul and ch in "\x00\ufffd") or category in controls
                         or (controls == "C*" and category.startswith("C"))):
             continue
@@ -57,6 +60,8 @@ def basic_words(text, *, clean=True, cjk=True, per_char_lower=True, accents=True
     text = "".join(c.lower() for c in text) if per_char_lower else text.lower()
     if only_upper:  # lower-cased only where str.isupper() says so: not the titlecase letters (Lt)
         text = "".join(c.lower() if c.isupper() else c for c in "".join(out))
+    if only_alpha:  # lower-cased only where str.isalpha() says so: not the circled letters (So), Roman numerals (Nl)
+        text = "".join(c.lower() if c.isalpha() else c for c in "".join(out))
     if accents:
         def dropped(c):
             if marks == "combining":
@@ -120,11 +125,14 @@ def test_the_reference_of_these_tests_is_right():
     (dict(punctuation="unicode"), r"\[ASCII symbols\](.|\n)*even \$ \+ \^"),
     (dict(per_char_lower=False), r"\[Greek final sigma\](.|\n)*one character at a time"),
     (dict(only_upper=True), r"\[titlecase letters\](.|\n)*not upper-case to str\.isupper\(\)"),
+    (dict(only_alpha=True), r"\[letters that are not alphabetic\](.|\n)*not only those str\.isalpha\(\) accepts"),
     (dict(clean=False), r"\[format characters\](.|\n)*zero-width space U\+200B"),
     (dict(tab_is_control=True), r"\[capitals, a tab and an accent\]|\[tab, newline and return are spaces\]"),
     (dict(isspace=True), r"\[controls that str\.isspace\(\) calls spaces\](.|\n)*str\.isspace\(\) says yes to more"),
     (dict(split_arg=" "), r"\[(other spaces|line and paragraph separators|no empty words)\]"),
     (dict(controls=("Cc", "Cf")), r"\[private-use and surrogate characters\](.|\n)*Google's code drops only Cc and Cf"),
+    (dict(controls=("Cc", "Cf", "Cs"), private_by_range=True),
+     r"\[private use outside the BMP\](.|\n)*planes 15 and 16"),
     (dict(controls="C*"), r"\[unassigned code points stay\](.|\n)*Cn"),
     (dict(form="NFKD"), r"\[compatibility characters stay\](.|\n)*NFD, not NFKD"),
     (dict(form="NFC"), r"\[accents\](.|\n)*NFD"),

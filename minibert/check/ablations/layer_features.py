@@ -111,20 +111,37 @@ def _in_float64():
     return f"{name}, in float64 (a model run in double precision)", tuple(s.double() for s in states)
 
 
+def _in_bfloat16():
+    """The L=4 model's states in bfloat16, as a model run in mixed precision on a GPU gives them."""
+    name, states = _cases()[1]
+    return f"{name}, in bfloat16 (a model run in mixed precision)", tuple(s.bfloat16() for s in states)
+
+
+def _call_concat(fn, name, given):
+    try:
+        return call(fn, name, given)
+    except ExerciseError as e:  # numpy has no bfloat16: .numpy() refuses such states
+        if "BFloat16" not in str(e) or "ScalarType" not in str(e):
+            raise
+        raise ExerciseError(f"{e}\n  hint: numpy has no bfloat16, so .numpy() (or np.asarray) refuses these "
+                            "states; join them in torch, torch.cat(hidden_states[-4:], dim=-1), which keeps "
+                            "their dtype") from e
+
+
 def concat_last_four(fn) -> None:
     """fn(hidden_states: a tuple of L+1 tensors (B, T, H)) -> (B, T, n·H): the last n = min(4, L+1) concatenated."""
-    for name, states in [*_cases(), _in_float64()]:
+    for name, states in [*_cases(), _in_float64(), _in_bfloat16()]:
         given = tuple(s.clone() for s in states)
-        got = call(fn, name, given)
+        got = _call_concat(fn, name, given)
         if not all(torch.equal(a, b) for a, b in zip(given, states)):
             raise ExerciseError(f"{name}: your function changed the hidden states it was given")
         _diagnose(name, got, _concat_ref(states), CONCAT_MISTAKES, _concat_ref, states)
         if got.dtype != states[0].dtype:  # _diagnose compares values only, and float32 is close enough to them
             raise ExerciseError(f"{name}: your result is {got.dtype}, the states {states[0].dtype}: keep their dtype "
                                 "(torch.cat does; a buffer from torch.zeros(...) is float32 unless given dtype=)")
-    passed("concat_last_four", f"{len(_cases())} models (12, 4, 2 layers and MiniLM's 6, the 4-layer one in float32 "
-                               "and float64) give the concatenation of the top four hidden states minibert's feature "
-                               "tagger reads")
+    passed("concat_last_four", f"{len(_cases())} models (12, 4, 2 layers and MiniLM's 6, the 4-layer one in float32, "
+                               "float64 and bfloat16) give the concatenation of the top four hidden states minibert's "
+                               "feature tagger reads")
 
 
 def weighted_sum_last_four(fn) -> None:

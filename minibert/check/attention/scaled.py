@@ -119,6 +119,9 @@ def _one_query(fn) -> None:
           _t([[[[2, 2, 4, 1]]]]), "probs has shape (B, nh, T_q, T_k): one row per query, one column per key")
 
 
+NO_MASK_HINT = ("key_mask is None here and T_q ≠ T_k: whatever stands in for the missing mask must broadcast against "
+                "the (B, nh, T_q, T_k) scores, one column per key (T_k = k.shape[-2]), not one per query (q.shape[-2])")
+
 HALF_ERRORS = {"without overflow": (
     "float16's largest number is 65,504, so a fill such as -1e9 (or float32's min) does not fit in it; take the fill "
     "from the scores' own dtype, torch.finfo(scores.dtype).min")}
@@ -171,8 +174,9 @@ def _negative_scores_in_half(fn) -> None:
                                 "a row of -inf gives softmax 0/0 = NaN: replace the masked scores "
                                 "(scores.masked_fill(~mask, torch.finfo(scores.dtype).min)) instead of adding the "
                                 "fill to them")
+    # float16's spacing is 1/64 at 19: exp(score - logsumexp) in float16, a correct way, is 0.3% off here.
     expect_close(name + ", probs of the first sequence", probs[:1].float(),
-                 _t([[[[1 / 2, 1 / 2, 0]] * 3]]), atol=2e-3)
+                 _t([[[[1 / 2, 1 / 2, 0]] * 3]]), atol=1e-2)
 
 
 def _large_scores(fn) -> None:
@@ -214,7 +218,7 @@ def _random_cases(fn) -> int:
     # identity matrix) and with the explicit path of minibert's SelfAttention (probs).
     random = 0
     for seed, (B, nh, Tq, Tk, hs, lengths, kind, dtype) in enumerate([
-            (2, 3, 5, 5, 8, None, None, torch.float32),
+            (2, 3, 4, 6, 8, None, None, torch.float32),  # no mask, T_q ≠ T_k: a mask made up must have T_k columns
             (3, 2, 6, 6, 16, [6, 4, 2], torch.long, torch.float32),
             (3, 4, 7, 7, 6, [7, 5, 1], torch.bool, torch.float32),
             (3, 3, 4, 9, 8, [9, 3, 6], torch.bool, torch.float32),
@@ -251,6 +255,8 @@ def _random_cases(fn) -> int:
         name = (f"random case {random + 1}: B={B}, nh={nh}, T_q={Tq}, T_k={Tk}, hs={hs}, {dtype}, {masked}; "
                 f"{source}")
         hints = dict(SHAPE_ERRORS)
+        if mask is None:
+            hints["must match the size of tensor b"] = NO_MASK_HINT
         if kind is torch.long:
             hints = {"boolean masks": "key_mask may hold 0/1 integers: key_mask.bool() turns it into True/False",
                      **hints}

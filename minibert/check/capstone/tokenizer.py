@@ -42,10 +42,13 @@ MORE = [
     ("$5 +1 a|b ~x 2^3 <b>", "ASCII symbols that are not Unicode punctuation ($ + | ~ ^ < >, categories Sc, Sm and "
                             "Sk) are split off too: every ASCII character that is neither a letter nor a digit"),
     ("#1 ##hash", "'#' is punctuation like any other, even at a word's start: '##hash' is '#', '#', 'hash'"),
+    ("x" * 60 + "-" + "x" * 60, "121 characters between two spaces, but '-' splits them into two words of 60: the "
+                                "100-character rule counts a word's characters after the punctuation is split off"),
 ]
 
 
-def _words(text: str, *, lower=True, accents=True, punct=True, controls=True, form="NFD", fold=False) -> list[str]:
+def _words(text: str, *, lower=True, accents=True, punct=True, controls=True, form="NFD", fold=False,
+           chunk_limit=False) -> list[str]:
     """Basic tokenization with switches that reproduce the usual mistakes (CJK spacing as BERT's)."""
     if controls:
         text = "".join(ch for ch in text if not reference.is_control(ch))
@@ -56,7 +59,7 @@ def _words(text: str, *, lower=True, accents=True, punct=True, controls=True, fo
         text = "".join(c for c in unicodedata.normalize(form, text) if unicodedata.category(c) != "Mn")
     words = []
     for word in text.split():
-        if not punct:
+        if not punct or chunk_limit and len(word) > reference.MAX_CHARS_PER_WORD:  # a long chunk kept: one [UNK]
             words.append(word)
             continue
         current = ""
@@ -87,7 +90,7 @@ def _pieces(word: str, vocab: dict[str, int], *, hashes=True, longest=True, whol
 
 def variant(text: str, vocab: dict[str, int], *, specials=False, **switches) -> list[int]:
     words = _words(text, **{k: v for k, v in switches.items()
-                            if k in ("lower", "accents", "punct", "controls", "form", "fold")})
+                            if k in ("lower", "accents", "punct", "controls", "form", "fold", "chunk_limit")})
     piece = {k: v for k, v in switches.items() if k in ("hashes", "longest", "whole_unk")}
     ids = [vocab[p] for w in words for p in _pieces(w, vocab, **piece)]
     return [vocab["[CLS]"], *ids, vocab["[SEP]"]] if specials else ids
@@ -97,6 +100,10 @@ MISTAKES = [
     (dict(specials=True), "no [CLS] or [SEP] here: the notebook adds them when it packs a row"),
     (dict(lower=False), "lower-case the text first: MiniLM's vocabulary is uncased ('Hello' is not in it)"),
     (dict(accents=False), "strip the accents: normalise to NFD, then drop the combining marks (category Mn)"),
+    # before punct=False: both give one [UNK] for a long chunk, and a function that keeps punctuation
+    # fails 'Hello, World!' long before
+    (dict(chunk_limit=True), "the 100-character rule is WordPiece's, for each word of the basic tokenization: count "
+                             "the characters after the punctuation is split off, not those between two spaces"),
     (dict(punct=False), "split every punctuation character off as a word of its own ('world!' -> 'world', '!')"),
     (dict(controls=False), "drop control and format characters (categories Cc and Cf, but not tab or newline): "
                            "they are not spaces"),

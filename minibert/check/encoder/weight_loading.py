@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ...checkpoint import hf_name
+from ...config import BertConfig
 from ...model import EncoderLayer
 from ..common import ExerciseError, call, expect_close, passed
 from ._shared import _minilm, _with_hint
@@ -134,10 +135,10 @@ def load_layer(fn) -> None:
             got = layer.eval()(hidden[i], key_mask)[0]
             expect_close(f"{name}, then layer(x, key_mask) on the real hidden states {tuple(hidden[i].shape)} of "
                          "a padded batch", got, reference_layer(hidden[i], key_mask)[0])
-    _deep_checkpoint(fn, model.config, state)
+    _deep_checkpoint(fn, state)
     passed("load_layer", f"{n_params} tensors of {len(model.encoder.layers)} layers equal BertModel.from_pretrained's, "
                          "and so do the layers' outputs on a real padded batch; layers 1, 10 and 11 of a 12-layer "
-                         "checkpoint load as theirs")
+                         "checkpoint whose three dense maps share one shape load as theirs")
 
 
 def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state: dict) -> int:
@@ -150,15 +151,19 @@ def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state:
     return len(expected)
 
 
-def _deep_checkpoint(fn, config, state: dict) -> None:
+def _deep_checkpoint(fn, state: dict) -> None:
     """MiniLM has 6 layers; BERT-BASE has 12, and there "encoder.layer.1" starts the names of layers
     10 and 11 too. A 12-layer checkpoint of distinct random tensors (MiniLM's other names kept), its
-    keys in two orders (numbered, and sorted as text as safetensors stores them), for layers 1, 10, 11."""
+    keys in two orders (numbered, and sorted as text as safetensors stores them), for layers 1, 10, 11.
+    Its feed-forward is as wide as its hidden size (H = I = 32): the three dense weights then share one
+    shape, so only their names tell them apart."""
+    config = BertConfig(hidden_size=32, num_attention_heads=4, intermediate_size=32, num_hidden_layers=12)
+    shapes = {hf_name(f"encoder.layers.0.{k}"): v.shape for k, v in EncoderLayer(config).named_parameters()}
     g = torch.Generator().manual_seed(3_4_12)
-    layer0 = {k[len("encoder.layer.0."):]: v for k, v in state.items() if k.startswith("encoder.layer.0.")}
+    layer0 = [k for k in state if k.startswith("encoder.layer.0.")]  # MiniLM's order of the names
     deep = {k: v for k, v in state.items() if not k.startswith("encoder.layer.")}
     for j in range(12):
-        deep |= {f"encoder.layer.{j}.{suffix}": torch.randn(v.shape, generator=g) for suffix, v in layer0.items()}
+        deep |= {key.replace(".0.", f".{j}.", 1): torch.randn(shapes[key], generator=g) for key in layer0}
     for keys, order in (("numbered", list(deep)), ("sorted as text", sorted(deep))):
         for i in (1, 10, 11):
             layer = EncoderLayer(config)
@@ -166,7 +171,7 @@ def _deep_checkpoint(fn, config, state: dict) -> None:
             fresh = {k: v.detach().clone() for k, v in originals.items()}
             given = {k: deep[k].clone() if k.startswith(f"encoder.layer.{i}.") else deep[k] for k in order}
             name = (f"my_load_layer(state_dict, {i}, layer), state_dict a 12-layer checkpoint (BERT-BASE's depth) "
-                    f"of random tensors, its keys {keys}")
+                    f"of random tensors, H = I = 32, its keys {keys}")
             call(fn, name, given, i, layer)
             _check_the_layer(name, layer, given, deep, fresh, i, originals)
             _expect_loaded(name, layer, {k: deep[hf_name(f"encoder.layers.{i}.{k}")] for k in fresh}, fresh, i, deep)

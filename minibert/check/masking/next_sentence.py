@@ -121,6 +121,7 @@ def nsp_pair(fn) -> None:
     if first != second:
         raise ExerciseError(f"{case}: the two calls gave different pairs\n  hint: draw every random number "
                             "from rng (rng.random(), rng.randrange(...)), not from the random module")
+    _rng_moves(fn, documents)
 
     documents = [["a1", "a2"], ["b1", "b2"]]
     for seed in range(20_000):  # a retry loop that gives up (Google's ten tries) lands here once in 1,024
@@ -138,6 +139,7 @@ def nsp_pair(fn) -> None:
     expect_rate(f"IsNext among {len(outcomes)} pairs from 80 random corpora", sum(outcomes), len(outcomes), 0.5,
                 hint="IsNext and NotNext half of the time each: one fair coin per pair (rng.random() < 0.5; "
                      "rng.randint(0, 2) has three outcomes)")
+    _coin_apart_from_a(fn)
 
     documents = [[f"d{d}s{i}" for i in range(6)] for d in range(5)]
     sources, starts = Counter(), Counter()
@@ -173,9 +175,38 @@ def nsp_pair(fn) -> None:
         _pair_run(fn, f"documents = {documents} (sentences with their spaces and newlines), index = 0, "
                       f"rng = random.Random({seed})", [list(d) for d in documents], 0, seed)
     _equal_documents(fn)
-    passed("nsp_pair", f"6 hand-built corpora ({1_660 + 20_000:,} calls) and {len(outcomes) + 400:,} random pairs "
+    calls = 20 + 41 + 20_000 + 1_600 + 800 + 20 + 800  # the hand-built corpora, in the order above
+    passed("nsp_pair", f"7 hand-built corpora ({calls:,} calls) and {len(outcomes) + 400:,} random pairs "
                        "keep the promises of minibert's create_instances_from_document (IsNext rate "
                        f"{sum(outcomes) / len(outcomes):.3f})")
+
+
+def _rng_moves(fn, documents) -> None:
+    """rng is the caller's: the next pair drawn with it must come from where this call left it."""
+    rng = random.Random(0)
+    case = f"documents = {documents}, index = 1, rng = random.Random(0)"
+    call(fn, case, [list(d) for d in documents], 1, rng)
+    if rng.getstate() == random.Random(0).getstate():
+        raise ExerciseError(f"{case}: rng is where it was before the call, so every call with it gives the same "
+                            "pair\n  hint: draw from rng itself (rng.random(), rng.randrange(...)), not from a copy "
+                            "of it or a generator of your own: the caller's next pair starts where yours ended")
+
+
+def _coin_apart_from_a(fn) -> None:
+    """The coin is fair for every A, not only on average: a label that follows from A would give it away."""
+    documents = [["a1", "a2", "a3"], ["b1", "b2"]]
+    case = f"documents = {documents}, index = 0, rng = random.Random(0..1599)"
+    by_a = {}
+    for seed in range(1600):
+        (a, _, _), (is_next, _, _) = _pair_run(fn, case, documents, 0, seed)
+        by_a.setdefault(tuple(a), []).append(is_next)
+    for a, labels in sorted(by_a.items()):
+        if len(labels) >= 100:  # an A drawn this often shows its own IsNext rate; z = 6, as the early draws of
+            # neighbouring seeds are not quite independent (a correct coin reaches 4 sd on seeds 0..1599)
+            expect_rate(f"{case}: IsNext among the {len(labels)} pairs whose A is {list(a)}", sum(labels),
+                        len(labels), 0.5, z=6.0,
+                        hint="toss the coin with a draw of its own (rng.random() < 0.5), apart from the draws that "
+                             "choose A: a label that follows from A's length gives the answer away")
 
 
 def _equal_documents(fn) -> None:

@@ -103,9 +103,13 @@ def _check(fn, model, what: str, weight_decay: float) -> None:
                             "(AdamW's step multiplies by it, so None fails there)")
     decays = [float(g["weight_decay"]) for g in groups]
     if sorted(decays) != sorted([0.0, weight_decay]):
+        hint = ("\n  hint: weight_decay=0.0 is a value (no decay at all), not a missing one: use it as given "
+                "(weight_decay or 0.01 turns 0.0 into 0.01)") if weight_decay == 0.0 else ""
         raise ExerciseError(f"{case}: the groups' weight_decay values are {decays}, expected {weight_decay} for one "
-                            "and 0.0 for the other")
+                            "and 0.0 for the other" + hint)
     decay, no_decay = (params[0], params[1]) if decays[0] == weight_decay else (params[1], params[0])
+    if weight_decay == 0.0 and {id(p) for p in params[1]} == {id(p) for p in trainable if p.ndim >= 2}:
+        decay, no_decay = no_decay, decay  # both rates 0.0: the groups are told apart by what they hold
     frozen = [p for p in model.parameters() if not p.requires_grad]
     if any(id(p) in listed for p in frozen):
         raise ExerciseError(f"{case}: frozen parameters (requires_grad=False) are in a group: "
@@ -192,8 +196,10 @@ def parameter_groups(fn) -> None:
                            "output layer, a 3-D weight `mix`, a 0-D scalar `temperature`, a (1, 6) matrix `row` and "
                            "a 2-D table `relative_attention_bias`", 0.01)
     _check(fn, nn.LayerNorm(6), "torch.nn.LayerNorm(6) alone: no matrix, so the decayed group is empty", 0.01)
+    _check(fn, nn.Linear(3, 2), "torch.nn.Linear(3, 2), no decay asked for", 0.0)
     _one_step_agrees(fn)
-    passed("parameter_groups", "5 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
-                               "a tied weight, a 3-D one and a 0-D one, a LayerNorm alone): decay on every matrix, "
+    passed("parameter_groups", "6 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
+                               "a tied weight, a 3-D one and a 0-D one, a LayerNorm alone, a Linear with "
+                               "weight_decay 0.0): decay on every matrix, "
                                "none on every parameter of fewer than 2 dimensions, each trainable tensor once; one "
                                "AdamW step equals minibert's")

@@ -118,8 +118,30 @@ def pretraining_step(fn) -> None:
     if off > 1e-4:
         raise ExerciseError(f"after two steps the weights are not minibert's (off by {off:.1%} of how far the "
                             "steps moved them)" + _hint(batches, start, None, None, _weights(mine)))
+    _one_label(fn)
     passed("pretraining_step", "two steps in a row: the losses at the labelled positions and the weights after "
-                               "them are minibert's")
+                               "them are minibert's; with one labelled position the MLM loss is that position's "
+                               "cross-entropy to 1e-6")
+
+
+def _one_label(fn) -> None:
+    """One labelled position in the batch: the MLM loss is its cross-entropy, divided by N = 1 exactly. Compared
+    with float64 to 1e-6 of its value (float32 styles agree to ~1e-7), so that N + 1e-5 shows."""
+    import copy
+
+    batch, model = _pairs(_batch(4, 10, [1, 0, 0, 0], seed=20)), _model(5)
+    with torch.no_grad():
+        want = float(_losses(copy.deepcopy(model).double(), batch)[0])
+    optimizer, scheduler = _optimizer(model)
+    case = "one step on 4 rows of 10 tokens with a single labelled position in all (N = 1), max_grad_norm=1.0"
+    got = call(fn, case, model, batch, optimizer, scheduler, 1.0)
+    number = as_float(got[0])[0] if isinstance(got, (tuple, list)) and len(got) == 2 else None
+    if number is None or abs(number - want) > 1e-6 * max(1.0, abs(want)):
+        hint = ("\n  hint: your MLM loss is the sum divided by N + 1e-5 (Google's guard against 0 / 0), not by N: "
+                "the mean over the N labelled positions is F.cross_entropy's default on the gathered logits"
+                if number is not None and abs(number * (1 + 1e-5) - want) < 1e-6 * abs(want) else "")
+        shown = f"{number:.7f}" if number is not None else repr(got)[:200]
+        raise ExerciseError(f"{case}: mlm_loss {shown}, expected {want:.7f} (to 1e-6 of it)" + hint)
 
 
 def _hint(batches, start, step, got, weights=None) -> str:

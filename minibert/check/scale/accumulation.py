@@ -31,6 +31,13 @@ HAND = [
     (256, 512, 1, 512, 256, "256 sequences, room for one of 512: 256 passes of 1, however many that is"),
 ]
 
+# One more, checked after HAND and kept out of it: `_hint` runs a failing function on every HAND case, and a search
+# over powers of two (a mistake it names) never ends on a share of 10 with 4 fitting (no power of two divides 10
+# into passes of at most 4).
+WHOLE_SEQUENCES = (10, 128, 1, 512, 5, "room for 4 sequences of the 10: 4 passes of 320 tokens would split the "
+                                      "1,280 tokens evenly, but 2½ sequences a pass; a pass holds whole sequences: "
+                                      "5 passes of 2")
+
 
 def _fewest(share: int, fits: float) -> int:
     """The fewest passes that divide `share` sequences with at most `fits` in each."""
@@ -62,6 +69,10 @@ def _guesses(batch_size, seq_len, processes, micro_batch_tokens) -> list[tuple[f
          "budget (or there are 0 passes). Count the sequences that fit in a pass first"),
         (per_process * seq_len / micro_batch_tokens,
          "a fraction of a pass: the count of passes is a whole number, each holding whole sequences"),
+        (next((g for g in range(1, per_process * seq_len + 1) if per_process * seq_len % g == 0
+               and per_process * seq_len // g <= micro_batch_tokens), None),
+         "these passes split the share's tokens evenly, but not its sequences: a pass holds whole sequences, so g "
+         "must divide the share, batch_size / processes, and the sequences of a pass must fit"),
         (fits, "this is how many sequences fit in one pass (micro_batch_tokens // seq_len), not how many passes "
                "a step needs"),
         (next(g for g in (2 ** e for e in range(per_process.bit_length() + 1))
@@ -112,7 +123,7 @@ def _case(fn, name, args, expected):
 
 def accumulation_steps(fn) -> None:
     """fn(batch_size, seq_len, processes, micro_batch_tokens) -> accumulation steps per optimizer step."""
-    for batch_size, seq_len, processes, tokens, steps, lesson in HAND:
+    for batch_size, seq_len, processes, tokens, steps, lesson in [*HAND, WHOLE_SEQUENCES]:
         args = (batch_size, seq_len, processes, tokens)
         assert reference(*args) == steps  # the hand answer is minibert's
         _case(fn, f"hand case ({lesson})", args, steps)
@@ -126,5 +137,5 @@ def accumulation_steps(fn) -> None:
         args = (batch_size, seq_len, processes, tokens)
         _case(fn, f"random case batch_size={batch_size}, seq_len={seq_len}, processes={processes}, "
                   f"micro_batch_tokens={tokens:,}", args, reference(*args))
-    passed("accumulation_steps", f"{len(HAND)} hand-computed cases and {n} random ones equal "
+    passed("accumulation_steps", f"{len(HAND) + 1} hand-computed cases and {n} random ones equal "
                                  "minibert.training.accelerator.accumulation_steps")

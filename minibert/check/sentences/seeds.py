@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 import statistics
 
 from ...finetune.sweep import summary
@@ -95,6 +96,21 @@ def _random_case(rng: random.Random, settings: int, seeds: int):
     return dev, test
 
 
+def _whole_numbers(fn):
+    """Percentages written as whole numbers: Python ints, which np.asarray and torch.tensor hold in an
+    integer array, where an in-place `-=` of the (float) mean has nowhere to go."""
+    whole = {"a": [80, 70, 75], "b": [78, 76, 77]}  # the worked example in percent: ("b", 77.0, 1.0)
+    try:
+        _check(f"hand case: whole-number percentages (ints), dev {whole}, test equal to dev", fn, whole,
+               copy.deepcopy(whole))
+    except ExerciseError as e:
+        if not re.search(r"(?i)cast.*(int|long)", str(e)):
+            raise
+        raise ExerciseError(f"{e}\n  hint: whole-number scores make an integer array (np.asarray, torch.tensor), "
+                            "and an in-place `-=` or `/=` cannot store the float result in it: write "
+                            "`x = x - mean`, or ask for floats, np.asarray(scores, dtype=float)") from e
+
+
 def pick_setting(fn) -> None:
     """fn(dev {setting: [score per seed]}, test {same}) -> (best setting by mean dev, its mean, its sample sd)."""
     _check("hand case: three settings of three seeds, dev " + str(HAND_DEV) + ", test " + str(HAND_TEST), fn,
@@ -118,11 +134,12 @@ def pick_setting(fn) -> None:
     same = {"a": [88.1, 88.1, 88.1], "b": [87.0, 88.0]}
     _check(f"hand case: scores in percent, three seeds that scored the same, dev {same}, test equal to dev", fn,
            same, copy.deepcopy(same))
+    _whole_numbers(fn)
     rng = random.Random(73)
     cases = [(18, 2), (6, 3), (4, 5), (2, 4)]
     for settings, seeds in cases:
         dev, test = _random_case(rng, settings, seeds)
         _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
                fn, dev, test)
-    passed("pick_setting", f"7 hand-computed cases and {len(cases)} random grids agree with "
+    passed("pick_setting", f"8 hand-computed cases and {len(cases)} random grids agree with "
                            "minibert.finetune.sweep.summary, chosen on dev")

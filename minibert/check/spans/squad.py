@@ -32,10 +32,16 @@ def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="
             s += " "
             for article in ("the ", "an ", "a "):
                 s = s.replace(article, " ")
+        elif articles == "between spaces":  # " the " -> " ": the second of "the the" lost its leading space
+            s = f" {s} "
+            for article in ("a", "an", "the"):
+                s = s.replace(f" {article} ", " ")
         elif articles == "leading":
             s = re.sub(r"^\s*(a|an|the)\b", " ", s)
         elif articles:
             s = re.sub(r"\b(a|an|the)\b", " ", s)
+        if spaces_only == "listed":  # the whitespace one knows, [ \t\n]: a no-break space stays inside a word
+            return " ".join(w for w in re.split(r"[ \t\n]+", s) if w)
         return " ".join(w for w in s.split(" ") if w) if spaces_only else " ".join(s.split())
     split = (lambda t: t.split(" ") if t else []) if spaces_only else str.split  # split(" "): a tab stays in a word
     p, g = normalise(prediction), normalise(gold)
@@ -61,6 +67,9 @@ MISTAKES = [
     ("the articles were removed as pieces of text, not as words: \"anna \" lost its last \"a\" and became "
      "\"ann\"; remove a, an and the only where they stand as whole words (what marks the edge of a word?)",
      dict(articles="substring")),
+    ("two articles in a row and one was kept: replacing \" the \" by \" \" (an article between spaces) uses up the "
+     "space the next article starts with, so str.replace skips it; remove the whole words with a regular "
+     "expression, \\b(a|an|the)\\b, which matches each of them", dict(articles="between spaces")),
     ("punctuation is kept: SQuAD's normalisation deletes every character of string.punctuation",
      dict(punctuation=False)),
     ("punctuation was deleted with a pattern such as [^\\w\\s], which deletes every Unicode mark and keeps '_'; "
@@ -81,6 +90,9 @@ MISTAKES = [
      "precision over len(prediction tokens))", dict(sets="sizes")),
     ("the text was split on spaces only (split(\" \")); a tab or a newline separates words too: split() with no "
      "argument splits on any run of whitespace", dict(spaces_only=True)),
+    ("the text was split on the whitespace characters you listed; a no-break space (\\xa0, common in Wikipedia's "
+     "text) or a \\r separates words too: split() with no argument splits on every whitespace character",
+     dict(spaces_only="listed")),
     ("both answers are empty after normalisation (\"no answer\" on both sides): that is a match, F1 = 1",
      dict(empty=0.0)),
 ]
@@ -110,12 +122,15 @@ HAND = [
      "[...] it must be escaped: re.escape)"),
     ("the whale and a ship and an oar", "whale and ship and oar", 1.0, "every article goes, however many there "
      "are (re.sub's fourth argument is a count, not the flags)"),
+    ("the the whale", "whale", 1.0, "two articles in a row (a stutter): both are words of their own, both go"),
     ("", "", 1.0, "no answer, and none expected: a match"),
     ("the", "", 1.0, "'the' normalises to nothing: a no-answer"),
     ("", "Ahab", 0.0, "no answer given, one expected"),
     ("Ahab", "", 0.0, "an answer given, none expected"),
     ("captain\nahab", "captain\tahab", 1.0, "a newline and a tab separate words as a space does: split() "
      "splits on any run of whitespace, split(\" \") on spaces only"),
+    ("captain\xa0ahab", "captain ahab", 1.0, "a no-break space (\\xa0, common in Wikipedia's text) is whitespace "
+     "too: split() with no argument splits on it"),
 ]
 
 

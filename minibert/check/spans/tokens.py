@@ -123,6 +123,21 @@ def _compare(name, words, labels, tokenizer, got):
                         f"  received {out}" + (f"\n  hint: {hint}" if hint else ""))
 
 
+def _run(fn, name, words, labels, tokenizer):
+    """fn on copies of words and labels, which must come back as they were: they are the caller's lists."""
+    given_words, given_labels = list(words), list(labels)
+    got = call(fn, name, given_words, given_labels, tokenizer)
+    for what, before, after in (("words", list(words), given_words), ("word_labels", list(labels), given_labels)):
+        if after != before:
+            hint = "work on a copy, or only read it: the caller's list is not yours to change"
+            if len(after) < len(before) and after == before[len(before) - len(after):]:
+                hint = (f"its first {len(before) - len(after)} items were taken out (list.pop(0) as you walked the "
+                        "words?): read the two lists together with zip(words, word_labels) instead")
+            raise ExerciseError(f"{name}: your function changed its input {what}: {short(before)} before, "
+                                f"{short(after)} after\n  hint: {hint}")
+    return got
+
+
 @lru_cache(maxsize=1)
 def _real_sentences(n: int = 25) -> tuple:
     rows = random.Random(81).sample(load_task("pos", "dev"), n)
@@ -134,12 +149,12 @@ def align_labels(fn) -> None:
     tokenizer = minilm_tokenizer()
     for words, labels, lesson in HAND:
         name = f"hand case words={words}, labels={labels} ({lesson})"
-        _compare(name, words, labels, tokenizer, call(fn, name, list(words), list(labels), tokenizer))
+        _compare(name, words, labels, tokenizer, _run(fn, name, words, labels, tokenizer))
     words, labels = ["Ishmael", "met", "Queequeg"], [1, 0, 1]
     course = _course_tokenizer()
     name = (f"hand case words={words}, labels={labels}, with the course model's tokenizer (its own vocabulary: "
             f"[CLS] is {course.cls_token_id}, [SEP] is {course.sep_token_id}; 'Ishmael' is is ##hm ##ae ##l)")
-    _compare(name, words, labels, course, call(fn, name, list(words), list(labels), course))
+    _compare(name, words, labels, course, _run(fn, name, words, labels, course))
     real = [(w, t) for w, t in _real_sentences() if all(_pieces(w, tokenizer))]
     # Last, all of them twice over as one sequence, longer than BERT's 512 positions: nothing is cut here.
     joined = ([w for words, _ in real * 2 for w in words], [t for _, tags in real * 2 for t in tags])
@@ -148,7 +163,7 @@ def align_labels(fn) -> None:
         name = (f"Brown-corpus sentence {' '.join(words)[:80]!r} (pos tags)" if len(words) < len(joined[0]) else
                 f"the {len(real)} Brown-corpus sentences, twice over, as one sequence of {len(words)} words, "
                 f"{n} ids with [CLS] and [SEP], past BERT's 512 positions")
-        _compare(name, words, tags, tokenizer, call(fn, name, list(words), list(tags), tokenizer))
+        _compare(name, words, tags, tokenizer, _run(fn, name, words, tags, tokenizer))
         feature = encode("tagging", [{"words": words, "tags": tags}], tokenizer, max_seq_length=10**6)[0]
         assert feature["labels"] == _reference(words, tags, tokenizer)[1]  # the checker's own reference, kept honest
     passed("align_labels", f"{len(HAND) + 1} hand-computed sentences (one in the course model's "

@@ -54,6 +54,9 @@ BASIC_CASES = [
      "U+2029 (categories Zl, Zp), which are not Zs"),
     ("private-use and surrogate characters", "x\ue000y\ud800z", ["xyz"],
      "minibert drops categories Cc, Cf, Co and Cs, like the Rust library (Google's code drops only Cc and Cf)"),
+    ("private use outside the BMP", "a\U000f0001b\U00100000c", ["abc"],
+     "drop category Co wherever it is: the private-use planes 15 and 16 (U+F0000 and up) are Co too, not only "
+     "U+E000-U+F8FF"),
     ("unassigned code points stay", "x\u0378y", ["x\u0378y"],
      "only Cc, Cf, Co and Cs go: an unassigned code point (Cn) stays, as in the Rust library (transformers' "
      "Python tokenizer drops every category C*)"),
@@ -73,7 +76,8 @@ BASIC_CASES = [
     ("hiragana are not ideographs", "\u3055\u304f\u3089\u5c71", ["\u3055\u304f\u3089", "\u5c71"],
      "only the CJK_RANGES are spaced; a test such as unicodedata.name(ch).startswith('CJK') or a range up to "
      "U+9FFF that starts below U+3400 catches kana and hangul too"),
-    ("ASCII symbols Unicode does not call punctuation", "a`b|c~d<e=f>g", ["a", "`", "b", "|", "c", "~", "d", "<", "e", "=", "f", ">", "g"],
+    ("ASCII symbols Unicode does not call punctuation", "a`b|c~d<e=f>g",
+     ["a", "`", "b", "|", "c", "~", "d", "<", "e", "=", "f", ">", "g"],
      "every ASCII character in 33-47, 58-64, 91-96 and 123-126 is punctuation to BERT, symbols (category S) included"),
     ("the underscore is punctuation", "snake_case", ["snake", "_", "case"],
      "'_' (ASCII 95) is punctuation to BERT although regular expressions count it in \\w: a split on \\W keeps "
@@ -87,6 +91,9 @@ BASIC_CASES = [
     ("titlecase letters", "\u01c5emal \u01c8ubljana", ["\u01c6emal", "\u01c9ubljana"],
      "lower-case every character with .lower(): the titlecase letters \u01c5 and \u01c8 (category Lt) are not "
      "upper-case to str.isupper(), yet BERT's lower() maps them to \u01c6 and \u01c9"),
+    ("letters that are not alphabetic", "\u24b6 \u216b", ["\u24d0", "\u217b"],
+     "lower-case every character with .lower(), not only those str.isalpha() accepts: the circled \u24b6 (category So) "
+     "and the Roman numeral \u216b (Nl) have lower-case forms"),
     ("the empty text", "", [], "no text, no words"),
     ("nothing but spaces and format characters", " \t\u200b \n", [], "spaces separate words; they are never words"),
 ]
