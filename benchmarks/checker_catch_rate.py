@@ -49,6 +49,16 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
+def _timed_out(error: BaseException) -> bool:
+    """Whether the alarm is behind `error`: checkers wrap what the learner's function raised in their own error."""
+    seen = error
+    while seen is not None:
+        if isinstance(seen, _Timeout) or "raised _Timeout" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def run_one(entry, timeout: int) -> dict:
     """Run entry's checker on entry's function: outcome "caught", "crash", "passed" or "timeout"."""
     random.seed(0)
@@ -62,8 +72,8 @@ def run_one(entry, timeout: int) -> dict:
         outcome, message = "passed", ""
     except _Timeout:
         outcome, message = "timeout", f"no answer within {timeout} s"
-    except ExerciseError as e:
-        outcome, message = "caught", str(e)
+    except ExerciseError as e:  # a checker that reports the alarm as the learner's error has not caught anything
+        outcome, message = ("timeout", f"no answer within {timeout} s") if _timed_out(e) else ("caught", str(e))
     except Exception as e:  # the checker itself broke on this function
         outcome, message = "crash", f"{type(e).__name__}: {e}"
     finally:
