@@ -500,6 +500,23 @@ def numpy_lstsq(train_x, train_y, test_x, test_y):
     return np.mean((B @ W).argmax(1) == np.asarray(test_y))
 
 
+def hidden_layer(train_x, train_y, test_x, test_y):  # a small MLP: it reads more than a linear map can
+    g = torch.Generator().manual_seed(0)
+    mean, std = train_x.double().mean(0), train_x.double().std(0).clamp_min(1e-6)
+    x = ((train_x.double() - mean) / std).float()
+    W1 = (torch.randn(x.shape[1], 64, generator=g) / x.shape[1] ** 0.5).requires_grad_()
+    b1 = torch.zeros(64, requires_grad=True)
+    W2 = (torch.randn(64, int(train_y.max()) + 1, generator=g) / 8).requires_grad_()
+    opt = torch.optim.Adam([W1, b1, W2], lr=0.01)
+    for _ in range(500):
+        opt.zero_grad()
+        F.cross_entropy(torch.relu(x @ W1 + b1) @ W2, train_y).backward()
+        opt.step()
+    with torch.no_grad():
+        t = ((test_x.double() - mean) / std).float()
+        return ((torch.relu(t @ W1 + b1) @ W2).argmax(-1) == test_y).float().mean().item()
+
+
 @pytest.mark.parametrize("style", [sklearn_logistic, torch_softmax_regression, numpy_lstsq])
 def test_probe_accepts(style, capsys):
     check.probe(style)
@@ -524,6 +541,7 @@ def test_probe_accepts(style, capsys):
     (ones_standardised_too, r"(?s)38 training words of tag 0 and 2 of tag 1.*expected 1.0.*standardised is"),
     (score_nearest_one, r"(?s)6 times as far from the middle.*expected 1.0.*the largest score, however far past 1"),
     (standardised_with_all_words, r"(?s)100 times as far out.*expected 1.0.*statistics that take in the test words"),
+    (hidden_layer, r"(?s)tag 1 at both ends.*no linear probe gets more than 2 of the 3.*\n.*hint: .*hidden layer"),
     (unseen_tags_left_out, r"(?s)a tag that no training word has.*accuracy 1.000, expected 0.8.*\n.*hint: "
                            r"1.0 is what leaving the 5 words of tag 2 out gives"),
 ])

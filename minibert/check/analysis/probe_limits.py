@@ -1,0 +1,31 @@
+"""Exercise 6.4's ceiling: a case where every linear probe stays under 2/3, so a probe that reads more
+is not linear (a hidden layer, a kernel, a nearest neighbour), and measures itself, not the features."""
+
+from __future__ import annotations
+
+import torch
+
+from ..common import ExerciseError
+
+
+def _middle_against_both_ends():
+    """Tag 0 in the middle of a line, tag 1 at both of its ends: no threshold on x separates them."""
+    train_x = torch.tensor([[-1.0], [-0.5], [0.0], [0.5], [1.0], [-3.0], [-2.5], [2.5], [3.0]])
+    train_y = torch.tensor([0, 0, 0, 0, 0, 1, 1, 1, 1])
+    test_x, test_y = torch.tensor([[0.2], [-2.8], [2.8]]), torch.tensor([0, 1, 1])
+    return train_x, train_y, test_x, test_y
+
+
+def linear_ceiling(fn, accuracy) -> None:
+    """`accuracy(name, fn, data)` runs the learner's probe. With one feature and two tags, a linear probe's
+    two scores differ by a linear function of x: it tags by a threshold, which gets 2 of these 3 at most."""
+    name = ("a line, tag 0 at x in [-1, 1] and tag 1 at both ends (x = ±2.5, ±3); test words x = 0.2 (tag 0), "
+            "-2.8 and 2.8 (tag 1)")
+    got = accuracy(name, fn, _middle_against_both_ends())
+    if got > 2 / 3 + 1e-6:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, where no linear probe gets more than 2 of the 3: with one "
+                            "feature, a linear probe tags by a threshold on x, and tag 1 lies on both sides of tag 0"
+                            "\n  hint: the probe must be linear in the features (least squares or logistic "
+                            "regression, with a bias); a hidden layer, or any feature made from x, reads more than "
+                            "a linear map of the representation can, and then the probe's accuracy measures the "
+                            "probe")
