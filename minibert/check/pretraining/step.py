@@ -6,6 +6,7 @@ order of operations, as in `minibert.pretrain.loop.train_step`)."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import torch
@@ -127,8 +128,6 @@ def pretraining_step(fn) -> None:
 def _one_label(fn) -> None:
     """One labelled position in the batch: the MLM loss is its cross-entropy, divided by N = 1 exactly. Compared
     with float64 to 1e-6 of its value (float32 styles agree to ~1e-7), so that N + 1e-5 shows."""
-    import copy
-
     batch, model = _pairs(_batch(4, 10, [1, 0, 0, 0], seed=20)), _model(5)
     with torch.no_grad():
         want = float(_losses(copy.deepcopy(model).double(), batch)[0])
