@@ -142,7 +142,7 @@ def _welch(a, b, confidence, *, q=None, ddof=1, df=None, per_n=True):
 
 
 def welch_torch(a, b, confidence=0.95):  # torch tensors in float32, torch's default: correct to float32's rounding
-    A, B = torch.tensor(a), torch.tensor(b)
+    A, B = torch.tensor(a, dtype=torch.float32), torch.tensor(b, dtype=torch.float32)  # ints too: a float dtype
     va, vb = A.var() / len(a), B.var() / len(b)
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     d = A.mean() - B.mean()
@@ -223,6 +223,32 @@ def ci_two_values(a, b, confidence=0.95):
     return welch_scipy(a, b, confidence)[1:]
 
 
+def ci_torch_of_ints(a, b, confidence=0.95):  # torch.tensor of whole-number scores is int64: no var for it
+    A, B = torch.tensor(a), torch.tensor(b)
+    va, vb = A.var() / len(a), B.var() / len(b)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    d = A.mean() - B.mean()
+    half = stats.t.ppf((1 + confidence) / 2, float(df)) * (va + vb).sqrt()
+    return d, d - half, d + half
+
+
+def ci_centred_in_place(a, b, confidence=0.95):  # x -= mean on np.asarray of ints: an int64 array
+    parts = []
+    for x in (a, b):
+        x = np.asarray(x)
+        mean = x.mean()
+        x -= mean
+        parts.append((mean, (x * x).sum() / (len(x) - 1) / len(x)))
+    (ma, va), (mb, vb) = parts
+    return _welch_from(ma - mb, va, vb, len(a), len(b), confidence)
+
+
+def _welch_from(d, va, vb, na, nb, confidence):
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    half = stats.t.ppf((1 + confidence) / 2, df) * math.sqrt(va + vb)
+    return d, d - half, d + half
+
+
 @pytest.mark.parametrize("style", [welch_scipy, welch_numpy, welch_torch])
 def test_difference_interval_accepts(style, capsys):
     check.difference_interval(style)
@@ -252,6 +278,8 @@ def test_difference_interval_accepts_minibert_own():
     (ci_normal_past_30, r"(?s)hand case.*20 seeds a side, df 38.*\n.*hint: .*normal quantile.*for every ν.*past 30"),
     (ci_normal_past_120, r"(?s)hand case.*70 seeds a side, df 278.*\n.*hint: .*normal quantile"),
     (ci_df_by_ratio, r"(?s)hand case.*every seed of a scored the same"),
+    (ci_torch_of_ints, r"(?s)whole-number scores \(Python ints\).*raised RuntimeError.*\n.*hint: whole-number scores"),
+    (ci_centred_in_place, r"(?s)whole-number scores \(Python ints\).*raised UFuncTypeError.*\n.*hint: whole-number"),
 ])
 def test_difference_interval_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -777,6 +777,19 @@ def head_shifted_by_the_smallest(x, w, nh, head, i):  # exp(s - min s): still ov
     return e / e.sum() @ v
 
 
+def mha_tokens_flattened_with_view(x, ids, w, nh):  # x.view(B·T, H): refuses a non-contiguous x
+    B, T, H = x.shape
+    return mha_loop_over_heads(x.view(B * T, H).view(B, T, H), ids, w, nh)
+
+
+def head_weights_split_with_view(x, w, nh, head, i):  # correct: splitting an axis is a view of any layout
+    T, H = x.shape
+    hs = H // nh
+    q, k, v = (x @ w[n + ".weight"].view(nh, hs, H)[head].T + w[n + ".bias"].view(nh, hs)[head]
+               for n in ("query", "key", "value"))
+    return (k @ q[i] / math.sqrt(hs)).softmax(0) @ v
+
+
 BUGS = [
     ("embeddings", embed_unbiased_variance, r"divided by H - 1"),
     ("embeddings", embed_positions_from_one, r"first token gets row 0"),
@@ -872,6 +885,7 @@ BUGS = [
     ("scaled_attention", attention_softmax_in_float32, r"float64 q, k, v.*differ(?s:.*)pass through float32"),
     ("padding_mask", mask_half_or_float32_min, r"bfloat16.*raised(?s:.*)torch.finfo\(dtype\).min"),
     ("packed_attention", mha_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),
+    ("packed_attention", mha_tokens_flattened_with_view, r"float64: x.*non-contiguous.*raised RuntimeError"),
     ("one_head", head_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),
     ("one_head", head_softmax_without_the_max, r"large scores.*NaN or inf\n.*subtract the row's largest"),
     ("one_head", head_shifted_by_the_smallest, r"large scores.*NaN or inf\n.*subtract the row's largest"),
@@ -897,6 +911,7 @@ ACCEPTED = [
     ("one_head", head_with_python_loops),
     ("one_head", head_from_the_whole_layer),
     ("one_head", head_as_a_list),
+    ("one_head", head_weights_split_with_view),
 ]
 
 

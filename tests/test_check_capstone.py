@@ -81,6 +81,12 @@ def test_the_stubs_raise_not_implemented(checker, args):
     (("        word = \"\"\n        for ch in chunk:", "        if len(chunk) > 100:  # a long chunk, one [UNK]\n"
       "            words.append(chunk)\n            continue\n        word = \"\"\n        for ch in chunk:"),
      r"'x+-x+'.*received \['\[UNK\]'\].*\n.*hint: the 100-character rule is WordPiece's"),
+    # StackOverflow's strip_accents, unicodedata.combining: keeps ं (Mn, combining class 0)
+    (("if unicodedata.category(ch) != \"Mn\"", "if not unicodedata.combining(ch)"),
+     r"'Café crème brûlée हिंदी'.*received \[.*'\[UNK\]'\].*\n.*hint: unicodedata.combining\(ch\) is not the test"),
+    # every mark dropped, M*: Devanagari's vowel signs ि and ी (Mc) go too
+    (("if unicodedata.category(ch) != \"Mn\"", "if not unicodedata.category(ch).startswith(\"M\")"),
+     r"'Café crème brûlée हिंदी'.*received \[.*'ह', '##द'\].*\n.*hint: drop the marks of category Mn only"),
 ])
 def test_tokenizer_mistakes_are_named(edit, message):
     with pytest.raises(ExerciseError, match="(?s)" + message):

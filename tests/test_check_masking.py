@@ -39,22 +39,25 @@ def masker(ids, special, mask_id, V, special_ids, cap, g, *, count="round", sele
     cand = ~special if select != "all" else torch.ones_like(special)
     n = cand.sum(1)
     T = ids.shape[1]
+    limit = T if cap is None else cap
     if count == "round":
-        k = [min(max(1, round(0.15 * int(c))), cap or T) if c else 0 for c in n]
+        k = [min(max(1, round(0.15 * int(c))), limit) if c else 0 for c in n]
     elif count == "floor":
-        k = [min(max(1, int(0.15 * int(c))), cap or T) if c else 0 for c in n]
+        k = [min(max(1, int(0.15 * int(c))), limit) if c else 0 for c in n]
     elif count == "half_up":  # int(x + 0.5): 4.5 -> 5, where round() gives 4
-        k = [min(max(1, int(0.15 * int(c) + 0.5)), cap or T) if c else 0 for c in n]
+        k = [min(max(1, int(0.15 * int(c) + 0.5)), limit) if c else 0 for c in n]
     elif count == "no_min":
-        k = [min(round(0.15 * int(c)), cap or T) for c in n]
+        k = [min(round(0.15 * int(c)), limit) for c in n]
     elif count == "no_cap":
         k = [max(1, round(0.15 * int(c))) if c else 0 for c in n]
     elif count == "padded":
-        k = [min(max(1, round(0.15 * T)), cap or T)] * len(n)
+        k = [min(max(1, round(0.15 * T)), limit)] * len(n)
     elif count == "with_cls_sep":
-        k = [min(max(1, round(0.15 * int(c + s))), cap or T) for c, s in zip(n, (special & (ids != 0)).sum(1))]
+        k = [min(max(1, round(0.15 * int(c + s))), limit) for c, s in zip(n, (special & (ids != 0)).sum(1))]
     elif count == "row0":
-        k = [min(max(1, round(0.15 * int(n[0]))), cap or T)] * len(n)
+        k = [min(max(1, round(0.15 * int(n[0]))), limit)] * len(n)
+    elif count == "cap_or":  # `or` takes a cap of 0 for no cap
+        k = [min(max(1, round(0.15 * int(c))), cap or T) if c else 0 for c in n]
     key = torch.rand(ids.shape, generator=g)
     if select == "coin":
         selected = (key < 0.15) & cand
@@ -135,7 +138,8 @@ def numpy_style(input_ids, special_tokens_mask, mask_token_id, vocab_size, speci
     masked, labels = ids.copy(), np.full_like(ids, -100)
     for b in range(ids.shape[0]):
         cand = np.flatnonzero(~special[b])
-        k = min(max(1, int(np.round(0.15 * len(cand)))), max_predictions or len(cand)) if len(cand) else 0
+        cap = len(cand) if max_predictions is None else max_predictions
+        k = min(max(1, int(np.round(0.15 * len(cand)))), cap) if len(cand) else 0
         chosen = cand[np.argsort(key[b, cand])[:k]]
         labels[b, chosen] = ids[b, chosen]
         for t in chosen:
@@ -153,7 +157,8 @@ def loop_style(input_ids, special_tokens_mask, mask_token_id, vocab_size, specia
     pool = [i for i in range(vocab_size) if i not in special_token_ids]
     for b, row in enumerate(input_ids.tolist()):
         cand = [t for t in range(len(row)) if not special_tokens_mask[b, t]]
-        k = min(max(1, round(len(cand) * 0.15)), max_predictions or len(cand)) if cand else 0
+        cap = len(cand) if max_predictions is None else max_predictions
+        k = min(max(1, round(len(cand) * 0.15)), cap) if cand else 0
         for j in torch.randperm(len(cand), generator=generator)[:k].tolist():
             t = cand[j]
             labels[b][t] = row[t]
@@ -175,9 +180,9 @@ def multinomial_style(input_ids, special_tokens_mask, mask_token_id, vocab_size,
     for b in range(input_ids.shape[0]):
         cand = (~special_tokens_mask[b]).float()
         n = int(cand.sum())
-        if not n:
+        k = min(max(1, round(0.15 * n)), max_predictions if max_predictions is not None else n) if n else 0
+        if not k:  # torch.multinomial refuses to draw 0 samples
             continue
-        k = min(max(1, round(0.15 * n)), max_predictions if max_predictions is not None else n)
         chosen = torch.multinomial(cand, k, replacement=False, generator=generator)
         labels[b, chosen] = input_ids[b, chosen]
         fate = torch.multinomial(torch.tensor([0.8, 0.1, 0.1]), k, replacement=True, generator=generator)
@@ -209,6 +214,7 @@ def test_mask_tokens_accepts_other_styles(style, capsys):
     (bug(count="half_up"), r"row 1 has 30 candidates, so it must get exactly 4 selected \(max_predictions=None\); "
                            r"received 5\n.*you rounded a half up.*round\(4.5\) = 4"),
     (bug(count="no_min"), r"row 0 has 3 candidates, so it must get exactly 1 selected.*received 0\n.*still gets one prediction"),
+    (bug(count="cap_or"), r"row 0 has 17 candidates, so it must get exactly 0 selected \(max_predictions=0\); received 3"),
     (bug(count="no_cap"), r"row 0 has 200 candidates, so it must get exactly 20 .*received 30\n.*max_predictions=20"),
     (bug(select="coin"), r"row \d has \d+ candidates and got \[.*\] selected positions depending on the seed.*\n.*EXACTLY k"),
     (bug(count="with_cls_sep"), r"counted \[CLS\], \[SEP\] or \[PAD\]"),
@@ -786,6 +792,13 @@ def loss_in_float32(hidden, emb, bias, labels):
     return F.cross_entropy(hidden[sel].float() @ emb.float().T + bias.float(), labels[sel])
 
 
+def loss_flattened_with_view(hidden, emb, bias, labels):
+    """A mistake: the tokens flattened with .view(-1, H), which refuses hidden states in a non-contiguous layout."""
+    sel = labels.view(-1) != -100
+    logits = hidden.view(-1, hidden.shape[-1])[sel] @ emb.T + bias
+    return F.cross_entropy(logits, labels.view(-1)[sel])
+
+
 @pytest.mark.parametrize("style", [metrics_of(every_position_then_ignore), metrics_of(log_softmax_by_hand),
                                    kinds_as_tensors], ids=lambda f: f.__name__)
 def test_masked_lm_metrics_accepts_other_styles(style, capsys):
@@ -803,6 +816,7 @@ def test_masked_lm_metrics_accepts_other_styles(style, capsys):
     (loss_bug(reduce="item"), r"expected the loss as a tensor .*\n.*\.item\(\)"),
     (loss_bug(in_place=True), r"changed input_ids or labels in place"),
     (metrics_of(loss_in_float32), r"float64: .*expected the loss in torch.float64, received torch.float32"),
+    (metrics_of(loss_flattened_with_view), r"float64: .*non-contiguous.*raised RuntimeError"),
     (metrics_of(kinds="all"), r"(random|kept).*\n.*(over every labelled position|'always wrong')"),
     (metrics_of(kinds="random_has_kept"), r"accuracy at random positions.*\n.*input is its own label is kept"),
     (metrics_of(kinds="swapped"), r"accuracy at random positions.*\n.*kept and random are swapped"),

@@ -91,6 +91,13 @@ def lr_ignores_end(step, peak, warmup, total, end_lr=0.0, power=1.0):
     return peak * (1 - min(step, total) / total) ** power
 
 
+def lr_power_or_one(step, peak, warmup, total, end_lr=0.0, power=1.0):  # power=0.0 taken for a missing value
+    power = power or 1.0
+    if warmup and step < warmup:
+        return peak * step / warmup
+    return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
+
+
 def lr_list(step, peak, warmup, total, end_lr=0.0, power=1.0):
     return [SOLUTIONS["my_learning_rate"](step, peak, warmup, total, end_lr, power)]
 
@@ -100,7 +107,8 @@ def lr_list(step, peak, warmup, total, end_lr=0.0, power=1.0):
     (lr_plus_one, "off by one"), (lr_no_clamp, "past total_steps"),
     (lr_end_not_subtracted, "peak_lr - end_lr"), (lr_multiplier, "multiplier"), (lr_int_division, "integer division"),
     (lr_power_on_ramp, "warm-up is linear"), (lr_zero_warmup_divides, "ZeroDivisionError"),
-    (lr_ignores_end, "end_lr is ignored"), (lr_list, "expected a number")])
+    (lr_ignores_end, "end_lr is ignored"), (lr_list, "expected a number"),
+    (lr_power_or_one, r"power=0:\n  expected 0.001\n  received 0.00055\n.*`power or 1.0`")])
 def test_learning_rate_rejects(fn, message):
     rejected(check.learning_rate, fn, message)
 
@@ -586,6 +594,10 @@ def clip_stacked_norms(params, max_norm):
     return total
 
 
+def clip_max_norm_or_one(params, max_norm):  # max_norm=0 taken for a missing value
+    return SOLUTIONS["my_clip_grad_norm"](params, max_norm or 1.0)
+
+
 def clip_in_the_grads_dtype(params, max_norm):  # one long vector, its norm in float16: inf past 65504
     params = [p for p in params if p.grad is not None]
     if not params:
@@ -606,7 +618,8 @@ def clip_in_the_grads_dtype(params, max_norm):  # one long vector, its norm in f
     (clip_returns_after, "returned norm is NoneType"), (clip_returns_clipped_norm, "norm before clipping"),
     (clip_sum_of_norms, "sum of the per-tensor norms"), (clip_l1, "L1 norm"), (clip_scales_weights, "scale p.grad, not p"),
     (clip_none_crash, "raised AttributeError"), (clip_walks_twice, "walked only once"),
-    (clip_new_tensor_not_stored, "were not changed"), (clip_max_norm, "largest element")])
+    (clip_new_tensor_not_stored, "were not changed"), (clip_max_norm, "largest element"),
+    (clip_max_norm_or_one, r"max_norm 0: every gradient becomes 0.*\n.*`max_norm or 1.0`")])
 def test_clip_grad_norm_rejects(fn, message):
     rejected(check.clip_grad_norm, fn, message)
 

@@ -80,6 +80,9 @@ def test_flops_per_token_rejects_other_mistakes():
     # Right on the hand cases, wrong at BERT's size (an integer cast of f): named by the case
     with pytest.raises(ExerciseError, match=r"BERT-BASE, seq_len=128.*predicted_fraction=20/128"):
         check.flops_per_token(lambda c, T, f: _flops(c, T, f if c.hidden_size < 10 else round(f)))
+    # A default for a falsy fraction: `f or 0.15` replaces an explicit 0.0 (no labelled position)
+    with pytest.raises(ExerciseError, match=r"predicted_fraction=0\.0: no labelled position\):\n  expected 848"):
+        check.flops_per_token(lambda c, T, f: _flops(c, T, f or 0.15))
 
 
 # --- 10.2 unpadding and padding back ---------------------------------------------------------------

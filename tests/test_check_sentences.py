@@ -408,6 +408,15 @@ def pick_centred_in_place(dev, test):  # x -= mean on np.asarray of whole number
     return best, float(m), float(np.sqrt((x * x).sum() / (len(x) - 1)))
 
 
+def pick_falsy_best(dev, test):  # `not best_mean` taken for "nothing chosen yet": a best mean of 0.0 is dropped
+    best, best_mean = None, None
+    for setting, scores in dev.items():
+        mean = statistics.fmean(scores)
+        if not best_mean or mean > best_mean:
+            best, best_mean = setting, mean
+    return best, best_mean, statistics.stdev(dev[best])
+
+
 @pytest.mark.parametrize("style", [pick_numpy, pick_torch])
 def test_pick_setting_accepts(style, capsys):
     check.pick_setting(style)
@@ -425,6 +434,7 @@ def test_pick_setting_accepts(style, capsys):
     (pick_by_total, r"(?s)4 and 2 seeds.*received \('a'.*mean dev score over its seeds is the highest"),
     (pick_best_from_zero, r"(?s)every mean below 0.*received \(None.*\n.*hint: no setting was chosen.*started at 0"),
     (pick_one_pass_sd, r"(?s)scores in percent.*\n.*hint: every seed of 'a' scored the same.*one-pass form"),
+    (pick_falsy_best, r"(?s)the best mean exactly 0.*expected \('a', 0\.0, 0\.1414.*received \('b'"),
     (pick_centred_in_place, r"(?s)whole-number percentages.*raised.*\n.*hint: whole-number scores make an integer "
                             r"array.*in-place `-=`"),
 ])

@@ -68,6 +68,8 @@ def basic_words(text, *, clean=True, cjk=True, per_char_lower=True, accents=True
                 return unicodedata.combining(c) != 0
             if marks == "accents":
                 return 0x300 <= ord(c) <= 0x36F
+            if marks == "Mn+Me":  # the enclosing marks dropped too
+                return unicodedata.category(c) in ("Mn", "Me")
             return unicodedata.category(c).startswith("M") if marks == "M*" else unicodedata.category(c) == "Mn"
         text = "".join(c for c in unicodedata.normalize(form, text) if not dropped(c))
 
@@ -139,6 +141,7 @@ def test_the_reference_of_these_tests_is_right():
     (dict(marks="accents"), r"\[every nonspacing mark, and only those\](.|\n)*virama"),
     (dict(marks="M*"), r"\[every nonspacing mark, and only those\](.|\n)*are Mc and stay"),
     (dict(marks="combining"), r"\[every nonspacing mark, and only those\](.|\n)*combining\(U\+0941\) is 0"),
+    (dict(marks="Mn+Me"), r"\[enclosing marks stay\](.|\n)*U\+20DD and U\+0488 are Me"),
     (dict(cjk_ranges=[(0x4E00, 0x9FFF)]), r"\[all the CJK ranges\](.|\n)*every range of CJK_RANGES"),
     (dict(cjk_ranges=[(lo, hi - 1) for lo, hi in CJK_RANGES]),  # range()'s habit: each block's end left out
      r"\[the last code point of every CJK range\](.|\n)*includes its last code point"),
@@ -172,8 +175,8 @@ def test_basic_words_names_the_input_expected_and_received():
 
 # ---- 1.2 · WordPiece ------------------------------------------------------------------------------
 
-def wordpiece(word, vocab, *, prefix="##", longest=True, partial=False, limit=100, offsets="right"):
-    triples = wordpiece_triples(word, vocab, prefix=prefix, longest=longest, partial=partial, limit=limit)
+def wordpiece(word, vocab, *, prefix="##", longest=True, partial=False, limit=100, offsets="right", cap=None):
+    triples = wordpiece_triples(word, vocab, prefix=prefix, longest=longest, partial=partial, limit=limit, cap=cap)
     if offsets == "inclusive":
         return [(p, s, e - 1) for p, s, e in triples]
     if offsets == "with prefix":
@@ -192,12 +195,14 @@ def wordpiece(word, vocab, *, prefix="##", longest=True, partial=False, limit=10
     return triples
 
 
-def wordpiece_triples(word, vocab, *, prefix="##", longest=True, partial=False, limit=100):
+def wordpiece_triples(word, vocab, *, prefix="##", longest=True, partial=False, limit=100, cap=None):
     if limit is not None and len(word) > limit:
         return [("[UNK]", 0, len(word))]
     pieces, start = [], 0
     while start < len(word):
         ends = range(len(word), start, -1) if longest else range(start + 1, len(word) + 1)
+        if cap is not None:  # a piece of at most `cap` characters tried, to save lookups
+            ends = range(min(len(word), start + cap), start, -1)
         for end in ends:
             piece = word[start:end] if start == 0 else prefix + word[start:end]
             if piece in vocab:
@@ -284,6 +289,7 @@ def wordpiece_looked_up_by_id(word, vocab):  # `if vocab.get(piece):` on a dict:
     (wordpiece_looked_up_by_id,
      r"\[a dict vocabulary whose piece 'a' has id 0\], the pieces(.|\n)*`piece in vocab`"),
     (lambda w, v: wordpiece(w, v, limit=99), r"\[100 characters\](.|\n)*exactly 100 characters is still cut"),
+    (lambda w, v: wordpiece(w, v, cap=20), r"\[a piece of 45 characters\], the pieces(.|\n)*however long"),
     (backtracking, r"\[the greedy trap\], the pieces(.|\n)*received \['a', '##bc'\](.|\n)*greedy never goes back"),
     (lambda w, v: wordpiece(w.lower(), v), r"\[a cased vocabulary\], the pieces(.|\n)*do not lower-case"),
     (lambda w, v: [("[UNK]", 0, len(w))] if len(w.encode()) > 100 else wordpiece(w, v),
@@ -306,7 +312,7 @@ def test_wordpiece_encode_reports_a_crash_with_its_input():
 # ---- 1.3 · pair scores ----------------------------------------------------------------------------
 
 def scores(word_counts, splits, *, weight_pairs=True, weight_pieces=True, divide=True, across_words=False,
-           distinct_pairs=False, skip_single=False):
+           distinct_pairs=False, skip_single=False, merged_key=False):
     pieces_freq, pairs_freq = Counter(), Counter()
     stream = []
     for word, n in word_counts.items():
@@ -323,6 +329,11 @@ def scores(word_counts, splits, *, weight_pairs=True, weight_pieces=True, divide
         stream += pieces
     if across_words:  # every piece of the corpus in one row: the last of a word pairs with the next word
         pairs_freq.update(zip(stream, stream[1:]))
+    if merged_key:  # freq(ab) read as the frequency of the merged string: ('ab', '##c') and ('a', '##bc') add up
+        merged = Counter()
+        for (a, b), n in pairs_freq.items():
+            merged[a + b.removeprefix("##")] += n
+        pairs_freq = Counter({(a, b): merged[a + b.removeprefix("##")] for a, b in pairs_freq})
     if not divide:
         return {pair: float(n) for pair, n in pairs_freq.items()}
     return {(a, b): n / (pieces_freq[a] * pieces_freq[b]) for (a, b), n in pairs_freq.items()}
@@ -341,6 +352,7 @@ def test_the_scores_of_these_tests_are_right():
     (dict(across_words=True), r"not two adjacent pieces of one word(.|\n)*never a pair"),
     (dict(distinct_pairs=True), r"\[a repeated piece and a one-piece word(.|\n)*holds the pair \('##a', '##a'\) twice"),
     (dict(skip_single=True), r"\[a repeated piece and a one-piece word(.|\n)*is a single piece"),
+    (dict(merged_key=True), r"\[two pairs that merge into the same string(.|\n)*not the string it merges into"),
 ])
 def test_pair_scores_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -12,6 +12,8 @@ from . import Exercise
 from collections import Counter, defaultdict
 import re
 import numpy as np
+import itertools
+import math
 
 EX = Exercise("1.1", "basic_words")
 
@@ -1635,3 +1637,482 @@ def deques_popped_and_types_by_position(tokens_a, tokens_b, max_length):
     tokens = ["[CLS]", *a, "[SEP]"] + ([] if b is None else [*b, "[SEP]"])
     first_sep = len(a) + 1
     return tokens, [int(i > first_sep) for i in range(len(tokens))]
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX.batch = 8
+
+
+@EX.bug
+def punctuation_judged_on_the_raw_character(text):
+    """I decided whether a character is punctuation by looking at the character as it came in, before lower-casing and NFD, and kept that verdict for whatever it turned into; but NFD can turn a symbol into ASCII punctuation plus a mark (≠ is = and U+0338, ≮ is <, the Greek varia is `), which the statement then splits off.
+    Differs on: "a≠b" (expected ["a", "=", "b"], gives ["a=b"]); likewise "x≮y" and "a\\u1fefb"."""
+    def is_punct(ch):
+        return (ch.isascii() and not ch.isalnum()) or unicodedata.category(ch).startswith("P")
+
+    items = []                       # (normalised text, is it punctuation?) for each input character
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            items.append((" ", False))
+            continue
+        if ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        out = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+        if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES):
+            items.append((" " + out + " ", False))
+        else:
+            items.append((out, is_punct(ch)))
+    words, current = [], ""
+    for out, punct in items:
+        if punct:
+            if current:
+                words.append(current)
+            words.append(out)
+            current = ""
+            continue
+        for c in out:
+            if c == " ":
+                if current:
+                    words.append(current)
+                current = ""
+            else:
+                current += c
+    if current:
+        words.append(current)
+    return words
+
+
+@EX.bug
+def controls_as_codes_below_32(text):
+    """I dropped the control characters the way I know them from ASCII, every code below 32 (after turning tab and newlines into spaces), plus the categories Cf, Co and Cs; so DEL (0x7f) and the C1 controls 0x80-0x9f, which are Cc too, stay: DEL even becomes a punctuation word, being ASCII and not alphanumeric.
+    Differs on: "a\\x7fb" (expected ["ab"], gives ["a", "\\x7f", "b"]); "a\\x9fb" (expected ["ab"], gives ["a\\x9fb"]); "a\\x85b" (gives ["a", "b"]: str.split cuts at the kept \\x85)."""
+    cleaned = []
+    for ch in text:
+        if ch in " \t\n\r" or unicodedata.category(ch) == "Zs":
+            cleaned.append(" ")
+        elif ord(ch) < 32 or ch == "\ufffd" or unicodedata.category(ch) in ("Cf", "Co", "Cs"):
+            pass
+        else:
+            low = unicodedata.normalize("NFD", ch.lower())
+            low = "".join(c for c in low if unicodedata.category(c) != "Mn")
+            if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES):
+                low = " " + low + " "
+            cleaned.append(low)
+    words = []
+    for chunk in "".join(cleaned).split():
+        start = 0
+        for i, c in enumerate(chunk):
+            if c in string.punctuation or (c.isascii() and not c.isalnum()) or unicodedata.category(c)[0] == "P":
+                if i > start:
+                    words.append(chunk[start:i])
+                words.append(c)
+                start = i + 1
+        if start < len(chunk):
+            words.append(chunk[start:])
+    return words
+
+
+@EX.bug
+def ideograph_test_on_the_uncleaned_index(text):
+    """I worked in two passes: first the cleaned string (spaces, controls dropped), then a loop over its positions that lower-cases, strips accents and spaces the ideographs; in that second loop I tested text[i], the raw text, for CJK instead of cleaned[i], which only lines up until the first dropped character.
+    Differs on: "\\x01x北" (expected ["x", "北"], gives ["x北"]: after the dropped \\x01, cleaned[1] is 北 but text[1] is x); "\\u200bx北" likewise."""
+    cleaned = ""
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            cleaned += " "
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            cleaned += ch
+    spaced = ""
+    for i in range(len(cleaned)):
+        ch = cleaned[i]
+        piece = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+        if any(lo <= ord(text[i]) <= hi for lo, hi in CJK_RANGES):
+            piece = " " + piece + " "
+        spaced += piece
+    words = []
+    for chunk in spaced.split():
+        word = ""
+        for c in chunk:
+            if (c.isascii() and not c.isalnum()) or unicodedata.category(c).startswith("P"):
+                if word:
+                    words.append(word)
+                words.append(c)
+                word = ""
+            else:
+                word += c
+        if word:
+            words.append(word)
+    return words
+
+
+@EX.bug
+def joiners_kept_in_words(text):
+    """I dropped the format characters (Cf) except the zero-width non-joiner and joiner, U+200C and U+200D, because I had read that they hold emoji sequences and Persian words together, so I thought removing them would break words; the statement drops every Cf character.
+    Differs on: "a\\u200db" (expected ["ab"], gives ["a\\u200db"]); "x\\u200cy" likewise."""
+    def drop(ch):
+        if ch in "\u200c\u200d":
+            return False
+        return ch in "\x00\ufffd" or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
+
+    out = []
+    for ch in text:
+        if ch in " \t\n\r" or unicodedata.category(ch) == "Zs":
+            out.append(" ")
+        elif not drop(ch):
+            s = unicodedata.normalize("NFD", ch.lower())
+            s = "".join(c for c in s if unicodedata.category(c) != "Mn")
+            if any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES):
+                s = f" {s} "
+            out.append(s)
+    spaced = "".join(
+        f" {c} " if (c.isascii() and not c.isalnum() and c != " ") or unicodedata.category(c).startswith("P") else c
+        for c in "".join(out)
+    )
+    return spaced.split()
+
+
+@EX.correct
+def kinds_string_and_regex(text):
+    """Normalised characters collected with a parallel string of kinds (s space, p punctuation, w word); the words sliced out where re.finditer matches w+ or p in the kinds."""
+    def kind(c):
+        if c == " " or c.isspace():
+            return "s"
+        if (ord(c) < 128 and not c.isalnum()) or unicodedata.category(c)[0] == "P":
+            return "p"
+        return "w"
+
+    norm, kinds = [], []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in (" ", "\t", "\n", "\r") or cat == "Zs":
+            norm.append(" ")
+            kinds.append("s")
+            continue
+        if ch == "\x00" or ch == "\ufffd" or cat in {"Cc", "Cf", "Co", "Cs"}:
+            continue
+        ideograph = any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
+        if ideograph:
+            norm.append(" ")
+            kinds.append("s")
+        for c in unicodedata.normalize("NFD", ch.lower()):
+            if unicodedata.category(c) == "Mn":
+                continue
+            norm.append(c)
+            kinds.append(kind(c))
+        if ideograph:
+            norm.append(" ")
+            kinds.append("s")
+    norm_text, kind_text = "".join(norm), "".join(kinds)
+    return [norm_text[m.start():m.end()] for m in re.finditer(r"w+|p", kind_text)]
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX1_2.batch = 8
+
+
+@EX1_2.bug
+def shortest_match_taken_first(word, vocab):
+    """I tried the candidate ends from start + 1 upwards and stopped at the first one in the vocabulary, so I took the shortest piece that fits, not the longest.
+    Differs on: "unaffable" with VOCAB (expected [("una", 0, 3), ("##ffa", 3, 6), ("##ble", 6, 9)], gives single-letter pieces starting ("u", 0, 1)); "ab" with {"a", "ab", "##b"} (expected [("ab", 0, 2)], gives [("a", 0, 1), ("##b", 1, 2)]); the {un, ##aff, ##able} example agrees."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    out = []
+    i = 0
+    while i < len(word):
+        hit = None
+        for j in range(i + 1, len(word) + 1):
+            cand = ("##" if i else "") + word[i:j]
+            if cand in vocab:
+                hit = (cand, i, j)
+                break
+        if hit is None:
+            return [("[UNK]", 0, len(word))]
+        out.append(hit)
+        i = hit[2]
+    return out
+
+
+@EX1_2.bug
+def offsets_found_with_str_find(word, vocab):
+    """I cut the word first, keeping only the pieces, and then found each piece's offsets with word.find(text) on its text without the "##"; find returns the first occurrence in the whole word, so a piece whose text already appeared earlier gets the earlier offsets.
+    Differs on: "banana" with {"ban", "##ana"} (expected [("ban", 0, 3), ("##ana", 3, 6)], gives ("##ana", 1, 4)); "aaaa" with {"aa", "##aa"} (expected ("##aa", 2, 4), gives ("##aa", 0, 2))."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    pieces = []
+    rest = word
+    first = True
+    while rest:
+        for n in range(len(rest), 0, -1):
+            cand = rest[:n] if first else "##" + rest[:n]
+            if cand in vocab:
+                break
+        else:
+            return [("[UNK]", 0, len(word))]
+        pieces.append(cand)
+        rest = rest[n:]
+        first = False
+    result = []
+    for piece in pieces:
+        text = piece[2:] if piece.startswith("##") and result else piece
+        start = word.find(text)
+        result.append((piece, start, start + len(text)))
+    return result
+
+
+@EX1_2.bug
+def google_limit_of_two_hundred(word, vocab):
+    """I took the length limit from Google's tokenization.py, max_input_chars_per_word = 200, since that is BERT's original code; the statement uses minibert's 100.
+    Differs on: "a" * 150 with {"a", "##a"} (expected [("[UNK]", 0, 150)], gives 150 pieces ("a", 0, 1), ("##a", 1, 2), ...)."""
+    max_chars = 200
+    if len(word) > max_chars:
+        return [("[UNK]", 0, len(word))]
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        piece = None
+        while start < end:
+            sub = word[start:end]
+            if start > 0:
+                sub = "##" + sub
+            if sub in vocab:
+                piece = sub
+                break
+            end -= 1
+        if piece is None:
+            return [("[UNK]", 0, len(word))]
+        pieces.append((piece, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.bug
+def single_character_candidate_never_tried(word, vocab):
+    """I wrote the loop over the ends as range(len(word), start + 1, -1), thinking the stop was included, so the shortest candidate, one character long, is never tried: wherever only a single character (or ## + character) fits, the word becomes [UNK].
+    Differs on: "abc" with {"a", "##b", "##c"} (expected [("a", 0, 1), ("##b", 1, 2), ("##c", 2, 3)], gives [("[UNK]", 0, 3)]); "a" with {"a"} (gives [UNK]); the worked examples, whose pieces all have 2 or more characters, agree."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start + 1, -1):
+            candidate = word[start:end] if start == 0 else "##" + word[start:end]
+            if candidate in vocab:
+                break
+        else:
+            return [("[UNK]", 0, len(word))]
+        pieces.append((candidate, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.correct
+def piece_lengths_from_the_vocabulary(word, vocab):
+    """The lengths that occur in the vocabulary computed first (text lengths of word-initial and of ## pieces, longest first); at each position only those lengths are tried, with next() over a generator."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    initial = sorted({len(p) for p in vocab if p}, reverse=True)
+    inner = sorted({len(p) - 2 for p in vocab if p.startswith("##") and len(p) > 2}, reverse=True)
+    result, pos = [], 0
+    while pos < len(word):
+        prefix, lengths = ("", initial) if pos == 0 else ("##", inner)
+        found = next(
+            (n for n in lengths if pos + n <= len(word) and prefix + word[pos:pos + n] in vocab),
+            None,
+        )
+        if found is None:
+            return [("[UNK]", 0, len(word))]
+        result.append((prefix + word[pos:pos + found], pos, pos + found))
+        pos += found
+    return result
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX1_3.batch = 8
+
+
+@EX1_3.bug
+def pair_counts_not_weighted(word_counts, splits):
+    """I weighted every piece by the number of times its word occurs, but counted the pairs with Counter(zip(pieces, pieces[1:])) once per distinct word, forgetting to multiply them by the word's count as well.
+    Differs on: the toy corpus {hug: 10, pug: 5, pun: 12, bun: 4, hugs: 5} split into characters (expected score(h, ##u) = 15 / (15 * 36) = 1/36, gives 2 / (15 * 36) = 1/270)."""
+    piece_freq = Counter()
+    pair_freq = Counter()
+    for word, count in word_counts.items():
+        pieces = splits[word]
+        for p in pieces:
+            piece_freq[p] += count
+        pair_freq.update(zip(pieces, pieces[1:]))
+    return {pair: f / (piece_freq[pair[0]] * piece_freq[pair[1]]) for pair, f in pair_freq.items()}
+
+
+@EX1_3.bug
+def dicts_zipped_in_step(word_counts, splits):
+    """I walked through the two dicts together with zip(word_counts.values(), splits.values()), assuming they list the words in the same order; when splits was built in another order, each word's count goes to another word's pieces.
+    Differs on: word_counts {"ab": 1, "cd": 3}, splits {"cd": ["c", "##d"], "ab": ["a", "##b"]} (expected both scores 1/1 and 1/3 -> {("a", "##b"): 1.0, ("c", "##d"): 1/3}, gives {("c", "##d"): 1.0, ("a", "##b"): 1/3})."""
+    piece_freq = defaultdict(int)
+    pair_freq = defaultdict(int)
+    for count, pieces in zip(word_counts.values(), splits.values()):
+        for i, p in enumerate(pieces):
+            piece_freq[p] += count
+            if i + 1 < len(pieces):
+                pair_freq[(p, pieces[i + 1])] += count
+    scores = {}
+    for (a, b), f in pair_freq.items():
+        scores[(a, b)] = f / (piece_freq[a] * piece_freq[b])
+    return scores
+
+
+@EX1_3.bug
+def neighbour_found_with_index(word_counts, splits):
+    """For each piece (but the last) I found its right neighbour with pieces[pieces.index(a) + 1]; index gives the first occurrence of a, so when a piece occurs twice in a word with different right neighbours, the second occurrence is paired with the first one's neighbour.
+    Differs on: {"xabac": 1} split ["x", "##a", "##b", "##a", "##c"] (expected pairs (##a, ##b) with freq 1 and (##a, ##c) with freq 1: scores 1/2 each; gives (##a, ##b) freq 2, score 1.0, and no (##a, ##c))."""
+    piece_freq = Counter()
+    pair_freq = Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for a in pieces:
+            piece_freq[a] += n
+        for a in pieces[:-1]:
+            b = pieces[pieces.index(a) + 1]
+            pair_freq[a, b] += n
+    return {(a, b): c / (piece_freq[a] * piece_freq[b]) for (a, b), c in pair_freq.items()}
+
+
+@EX1_3.bug
+def log_of_the_ratio_as_in_pmi(word_counts, splits):
+    """The score reminded me of pointwise mutual information, so I returned its logarithm, log(freq(ab) / (freq(a) freq(b))); the ranking of the pairs is the same, but the statement's score is the ratio itself.
+    Differs on: the toy corpus split into characters (expected score(##g, ##s) = 1/20 = 0.05, gives log(1/20) ≈ -3.0)."""
+    piece_freq, pair_freq = Counter(), Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for p in pieces:
+            piece_freq[p] += n
+        for pair in zip(pieces, pieces[1:]):
+            pair_freq[pair] += n
+    return {(a, b): math.log(n) - math.log(piece_freq[a]) - math.log(piece_freq[b]) for (a, b), n in pair_freq.items()}
+
+
+@EX1_3.correct
+def pairwise_and_weighted_counters(word_counts, splits):
+    """itertools.pairwise for the neighbours; the two counts as Counters built from generator expressions repeated n times (Counter.update with a dict of weights)."""
+    piece_freq = Counter()
+    pair_freq = Counter()
+    for word in word_counts:
+        n = word_counts[word]
+        pieces = list(splits[word])
+        weights = Counter()
+        for p in pieces:
+            weights[p] += 1
+        piece_freq.update({p: k * n for p, k in weights.items()})
+        pair_weights = Counter(itertools.pairwise(pieces))
+        pair_freq.update({pr: k * n for pr, k in pair_weights.items()})
+    return {pr: pair_freq[pr] / (piece_freq[pr[0]] * piece_freq[pr[1]]) for pr in pair_freq}
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX1_4.batch = 8
+
+
+@EX1_4.bug
+def fits_tested_with_at_least(tokens_a, tokens_b, max_length):
+    """I wrote the loop condition as `while len_a + len_b >= budget`, reading "until A and B together fit in max_length - 3" as "until they are under it", so whenever the text exactly fills the room, or has to be cut, one token too many goes.
+    Differs on: (["a"], ["b"], 5) (expected (["[CLS]", "a", "[SEP]", "b", "[SEP]"], [0, 0, 0, 1, 1]), gives B cut to nothing: (["[CLS]", "a", "[SEP]", "[SEP]"], [0, 0, 0, 1])); the worked example with 8 keeps 2 + 2 instead of 3 + 2."""
+    len_a = len(tokens_a)
+    len_b = len(tokens_b) if tokens_b is not None else 0
+    budget = max_length - 3 if tokens_b is not None else max_length - 2
+    while len_a + len_b >= budget:
+        if len_a > len_b:
+            len_a -= 1
+        else:
+            len_b -= 1
+    tokens = ["[CLS]"] + tokens_a[:len_a] + ["[SEP]"]
+    types = [0] * (len_a + 2)
+    if tokens_b is not None:
+        tokens = tokens + tokens_b[:len_b] + ["[SEP]"]
+        types = types + [1] * (len_b + 1)
+    return tokens, types
+
+
+@EX1_4.bug
+def lengths_compared_on_the_given_lists(tokens_a, tokens_b, max_length):
+    """I counted down two lengths in the loop but chose the side to cut with `len(tokens_a) > len(tokens_b)`, the lists I was given, which do not shrink; so the side that was longer at the start is cut all the way, even below the other side's length.
+    Differs on: (["a1", ..., "a10"], ["b1", ..., "b6"], 11) (room 8: expected A and B keep 4 each, gives A 2 and B all 6); the worked example (expected a1-a3 and b1, b2, gives a1-a4 and b1 only: B, longer at the start, takes every cut)."""
+    n_a = len(tokens_a)
+    n_b = 0 if tokens_b is None else len(tokens_b)
+    room = max_length - 2 - (tokens_b is not None)
+    while n_a + n_b > room:
+        if tokens_b is not None and len(tokens_a) <= len(tokens_b):
+            n_b -= 1
+        else:
+            n_a -= 1
+    out = ["[CLS]", *tokens_a[:n_a], "[SEP]"]
+    types = [0] * len(out)
+    if tokens_b is not None:
+        out.extend(tokens_b[:n_b])
+        out.append("[SEP]")
+        types.extend([1] * (n_b + 1))
+    return out, types
+
+
+@EX1_4.bug
+def built_in_the_callers_list_when_nothing_is_cut(tokens_a, tokens_b, max_length):
+    """To save a copy I sliced A and B only when they had to be cut and otherwise used the lists as given, then built the sequence with insert(0, "[CLS]"), append and extend on A's list; when A is not cut that list is the caller's tokens_a, which comes back changed.
+    Differs on: (["call", "me"], ["is", "##hma", "##el"], 512): the returned tokens and types are right, but afterwards the caller's tokens_a is ["[CLS]", "call", "me", "[SEP]", "is", "##hma", "##el", "[SEP]"] (and a second call with it packs that); when A is cut the caller's lists are left alone."""
+    la, lb = len(tokens_a), (len(tokens_b) if tokens_b is not None else 0)
+    budget = max_length - (3 if tokens_b is not None else 2)
+    while la + lb > budget:
+        if la > lb:
+            la -= 1
+        else:
+            lb -= 1
+    a = tokens_a if la == len(tokens_a) else tokens_a[:la]
+    a.insert(0, "[CLS]")
+    a.append("[SEP]")
+    types = [0] * len(a)
+    if tokens_b is not None:
+        b = tokens_b if lb == len(tokens_b) else tokens_b[:lb]
+        a.extend(b)
+        a.append("[SEP]")
+        types.extend([1] * (lb + 1))
+    return a, types
+
+
+@EX1_4.bug
+def b_cut_from_its_front(tokens_a, tokens_b, max_length):
+    """I thought the cut should keep the tokens next to the [SEP] between the two sentences, so I kept the beginning of A but the END of B, removing B's tokens from its front; the statement removes from the end of whichever side, B included.
+    Differs on: the worked example (["a1", ..., "a4"], ["b1", ..., "b6"], 8) (expected B keeps b1, b2, gives b5, b6); without a cut, or with only A cut, it agrees."""
+    keep_a, keep_b = len(tokens_a), 0 if tokens_b is None else len(tokens_b)
+    room = max_length - (2 if tokens_b is None else 3)
+    while keep_a + keep_b > room:
+        if keep_a > keep_b:
+            keep_a -= 1
+        else:
+            keep_b -= 1
+    tokens = ["[CLS]"] + list(tokens_a[:keep_a]) + ["[SEP]"]
+    types = [0] * (keep_a + 2)
+    if tokens_b is not None:
+        tokens += list(tokens_b[len(tokens_b) - keep_b:]) + ["[SEP]"]
+        types += [1] * (keep_b + 1)
+    return tokens, types
+
+
+@EX1_4.correct
+def water_level_on_the_lengths(tokens_a, tokens_b, max_length):
+    """A water level lowered from the longer length until both sides capped at it fit, then A given back the one place the level leaves unused (B is cut first at ties); copies made with list()."""
+    a = list(tokens_a)
+    if tokens_b is None:
+        a = a[:max_length - 2]
+        return ["[CLS]"] + a + ["[SEP]"], [0] * (len(a) + 2)
+    b = list(tokens_b)
+    room = max_length - 3
+    if len(a) + len(b) > room:
+        level = max(len(a), len(b))
+        while min(len(a), level) + min(len(b), level) > room:
+            level -= 1
+        keep_a, keep_b = min(len(a), level), min(len(b), level)
+        if keep_a + keep_b < room:          # both sides exceed the level: the spare place goes to A
+            keep_a += 1
+        a, b = a[:keep_a], b[:keep_b]
+    return ["[CLS]"] + a + ["[SEP]"] + b + ["[SEP]"], [0] * (len(a) + 2) + [1] * (len(b) + 1)

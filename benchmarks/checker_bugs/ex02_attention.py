@@ -9,6 +9,7 @@ import torch
 
 from . import Exercise
 import torch.nn.functional as F
+import numpy as np
 
 EX = Exercise("2.2", "scaled_attention")
 
@@ -1368,3 +1369,458 @@ def key_bias_dropped_value_bias_after(x, weights, num_heads, head, i):
     scores = torch.mv(x, torch.mv(Wk.T, q)) / math.sqrt(hs)           # x_j · (W_kᵀ q) = q · (W_k x_j)
     p = torch.softmax(scores, dim=0)                                  # (T,)
     return torch.mv(Wv, torch.mv(x.T, p)) + bv                        # W_v (Σ_j p_j x_j) + b_v
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX2_1.batch = 8
+
+
+@EX2_1.bug
+def second_sep_left_in_sentence_a(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I gave type 1 to the tokens with exactly one [SEP] counted so far (cumsum, the token itself included) that are not [SEP]s themselves, to keep the first [SEP] in sentence A; but that also leaves the second [SEP] at type 0, while the statement runs type 1 through it.
+    Differs on: [[CLS] a [SEP] b c [SEP] [PAD]] (types [0, 0, 0, 1, 1, 0, 0] instead of [0, 0, 0, 1, 1, 1, 0]: the second [SEP]'s vector differs); one-sentence rows agree."""
+    B, T = input_ids.shape
+    is_sep = input_ids == sep_id
+    count = is_sep.long().cumsum(dim=1)
+    pair = is_sep.sum(dim=1, keepdim=True) >= 2
+    types = ((count == 1) & ~is_sep & pair).long()
+    x = word[input_ids] + segment[types] + position[:T].unsqueeze(0)
+    mu = x.mean(-1, keepdim=True)
+    var = (x - mu).pow(2).mean(-1, keepdim=True)
+    return ln_weight * (x - mu) / (var + eps).sqrt() + ln_bias
+
+
+@EX2_1.bug
+def variance_from_mean_of_squares(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I computed the variance in one pass as the mean of the squares minus the square of the mean, E[x²] - E[x]², which is the same formula on paper; in float32 it cancels catastrophically when the features sit far from 0 compared with their spread, and can even go negative (NaN).
+    Differs on: float32 tables, H = 4, a token whose summed row is [1000, 1000.1, 1000.2, 1000.3] (γ = 1, β = 0, eps = 1e-12): expected [-1.342, -0.447, 0.447, 1.342], gives NaN everywhere (the one-pass variance comes out negative); with rows near 0 it agrees to rounding."""
+    T = input_ids.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    before = is_sep.cumsum(-1) - is_sep
+    two = is_sep.sum(-1, keepdim=True) >= 2
+    tt = ((before == 1) & two).long()
+    x = word[input_ids] + segment[tt] + position[torch.arange(T)]
+    mean = x.mean(-1, keepdim=True)
+    var = (x * x).mean(-1, keepdim=True) - mean * mean
+    return (x - mean) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def positions_counted_from_one(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I numbered the positions 1, 2, ..., T, thinking position 0 was reserved (as RoBERTa offsets its positions past the padding index), so every token reads the position row one further than it should, and T = P raises.
+    Differs on: any input whose position rows differ, e.g. B = 1, T = 3, P = 4, random tables (token t gets position[t + 1] instead of position[t]); T = P raises IndexError."""
+    T = input_ids.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    seps_before = is_sep.cumsum(dim=-1) - is_sep
+    is_pair = is_sep.sum(dim=-1, keepdim=True) >= 2
+    token_type_ids = ((seps_before == 1) & is_pair).long()
+    position_ids = torch.arange(1, T + 1)
+    x = word[input_ids] + segment[token_type_ids] + position[position_ids]
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def pair_test_summed_over_the_batch(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I tested for a second sentence with (input_ids == sep_id).sum() >= 2, forgetting dim=-1, so the count is over the whole batch: as soon as the batch holds two [SEP]s, every row is treated as a pair, and the padding after a one-sentence row's only [SEP] gets type 1.
+    Differs on: B = 2, rows [CLS a SEP b SEP PAD] and [CLS a SEP PAD PAD PAD] (row 1's padding gets type 1 instead of 0); a batch of one row, or of pairs only, agrees."""
+    T = input_ids.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    seps_before = is_sep.cumsum(dim=-1) - is_sep
+    has_b = is_sep.sum() >= 2
+    token_type_ids = ((seps_before == 1) & has_b).long()
+    x = word[input_ids] + segment[token_type_ids] + position[torch.arange(T)]
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.correct
+def python_walk_and_einsum_variance(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """Types from a Python walk over each row's [SEP] positions; the position rows sliced; LayerNorm with the mean as sum / H and the variance from einsum."""
+    B, T = input_ids.shape
+    H = word.shape[1]
+    types = torch.zeros(B, T, dtype=torch.long)
+    for r, row in enumerate(input_ids.tolist()):
+        seps = [t for t, tok in enumerate(row) if tok == sep_id]
+        if len(seps) >= 2:
+            types[r, seps[0] + 1:seps[1] + 1] = 1
+    x = word[input_ids] + segment[types] + position[:T]
+    xc = x - x.sum(dim=2, keepdim=True) / H
+    var = torch.einsum("bth,bth->bt", xc, xc)[..., None] / H
+    return xc / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX.batch = 8
+
+
+@EX.bug
+def row_max_taken_without_keepdim(q, k, v, key_mask=None):
+    """I wrote the stable softmax by hand and subtracted scores.max(dim=-1).values, forgetting keepdim=True; the (B, nh, T_q) maxima then broadcast against the LAST axis, so with T_q = T_k each column j is shifted by the maximum of row j, which changes the probabilities (and other shapes raise or grow).
+    Differs on: B = nh = 1, T_q = T_k = 2, hs = 1, q = [[1], [3]], k = [[1], [2]], v = [[1], [0]] (expected row 0 probs [0.269, 0.731], gives [0.953, 0.047]); T_q = 2, T_k = 3 raises; with one query (the worked example) it agrees."""
+    scale = 1.0 / math.sqrt(q.size(-1))
+    scores = torch.matmul(q, k.transpose(2, 3)) * scale
+    if key_mask is not None:
+        pad = key_mask == 0
+        scores = scores.masked_fill(pad[:, None, None, :], torch.finfo(scores.dtype).min)
+    e = torch.exp(scores - scores.max(dim=-1).values)
+    probs = e / e.sum(dim=-1, keepdim=True)
+    return torch.matmul(probs, v), probs
+
+
+@EX.bug
+def padded_values_zeroed_instead_of_scores(q, k, v, key_mask=None):
+    """I hid the padding by zeroing the padded keys' values, v * key_mask[:, None, :, None], thinking a key whose value is zero adds nothing to the output; but its score still takes a share of the softmax, so padded keys get a probability and the real keys' weights shrink.
+    Differs on: B = nh = T_q = 1, T_k = 2, hs = 4, the worked example's q, k, v with key_mask = [[1, 0]] (expected probs [1, 0] and out v0 = [4, 0, 8, 1], gives probs [3/4, 1/4] and out [3, 0, 6, 0.75]); without a mask it agrees."""
+    hs = q.shape[-1]
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / hs ** 0.5
+    if key_mask is not None:
+        v = v * key_mask.to(v.dtype)[:, None, :, None]
+    probs = torch.softmax(scores, dim=-1)
+    return torch.einsum("bhqk,bhkd->bhqd", probs, v), probs
+
+
+@EX.bug
+def mask_tested_for_truth(q, k, v, key_mask=None):
+    """I wrote `if key_mask:` for "if a mask was given", as I would for a list; Python then asks the tensor for its truth value, which torch refuses for a tensor of more than one element (and a single-element mask [[0]] counts as no mask).
+    Differs on: any key_mask with 2 or more entries, e.g. B = 1, T_k = 2, key_mask = [[1, 0]]: raises RuntimeError ("Boolean value of Tensor with more than one value is ambiguous"); without a mask it agrees."""
+    hs = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if key_mask:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = F.softmax(scores, dim=-1)
+    return probs @ v, probs
+
+
+@EX.bug
+def probs_returned_from_before_the_mask(q, k, v, key_mask=None):
+    """I computed probs = softmax(scores) first, for the plot, then masked the scores and took the softmax again for out; I returned out from the masked softmax but the first, unmasked probs.
+    Differs on: the worked example's q, k, v with key_mask = [[1, 0]] (out right, v0 = [4, 0, 8, 1], but probs [3/4, 1/4] instead of [1, 0]); without a mask it agrees."""
+    hs = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    probs = scores.softmax(dim=-1)
+    weights = probs
+    if key_mask is not None:
+        hide = ~key_mask.bool()[:, None, None, :]
+        weights = scores.masked_fill(hide, torch.finfo(scores.dtype).min).softmax(dim=-1)
+    out = weights @ v
+    return out, probs
+
+
+@EX.correct
+def online_softmax_one_key_at_a_time(q, k, v, key_mask=None):
+    """Flash-attention style: one pass over the keys keeping a running maximum, denominator and weighted sum of values, rescaled as the maximum grows; probs from the final maximum and denominator."""
+    hs = q.shape[-1]
+    T_k = k.shape[-2]
+    scores = torch.einsum("bhid,bhjd->bhij", q, k) / math.sqrt(hs)
+    if key_mask is not None:
+        real = key_mask.bool()[:, None, None, :]
+        scores = torch.where(real, scores, torch.full_like(scores, torch.finfo(scores.dtype).min))
+    run_max = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    denom = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    acc = torch.zeros(*scores.shape[:-1], v.shape[-1], dtype=scores.dtype)
+    for j in range(T_k):
+        s_j = scores[..., j]
+        new_max = torch.maximum(run_max, s_j)
+        rescale = torch.exp(run_max - new_max)
+        w_j = torch.exp(s_j - new_max)
+        denom = denom * rescale + w_j
+        acc = acc * rescale[..., None] + w_j[..., None] * v[:, :, None, j, :]
+        run_max = new_max
+    probs = torch.exp(scores - run_max[..., None]) / denom[..., None]
+    return acc / denom[..., None], probs
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX2_3.batch = 8
+
+
+@EX2_3.bug
+def square_mask_returned(attention_mask, dtype=torch.float32):
+    """The scores are (B, nh, T, T), so I expanded my mask to the square (B, 1, T, T), one row per query, to be sure it lines up; it adds to the scores the same way, but the statement asks for (B, 1, 1, T).
+    Differs on: [[1, 1, 0]] (expected shape (1, 1, 1, 3), gives (1, 1, 3, 3) with the row [0, 0, min] three times)."""
+    B, T = attention_mask.shape
+    hide = attention_mask == 0
+    fill = torch.finfo(dtype).min
+    mask = torch.zeros(B, 1, 1, T, dtype=dtype).masked_fill(hide.view(B, 1, 1, T), fill)
+    return mask.expand(B, 1, T, T)
+
+
+@EX2_3.bug
+def padding_set_by_boolean_index(attention_mask, dtype=torch.float32):
+    """I made a (B, 1, 1, T) tensor of zeros in the dtype and set the padded places with out[..., attention_mask == 0] = finfo.min; a 2-D boolean index after the ellipsis covers the last two axes, (1, T), which matches my one-sequence example but not a batch of B > 1.
+    Differs on: [[1, 1, 0], [1, 0, 0]] (B = 2): raises IndexError (the mask's shape (2, 3) does not match the axes (1, 3)); any single row is right."""
+    B, T = attention_mask.shape
+    out = torch.zeros((B, 1, 1, T), dtype=dtype)
+    out[..., attention_mask == 0] = torch.finfo(dtype).min
+    return out
+
+
+@EX2_3.bug
+def one_minus_written_the_other_way(attention_mask, dtype=torch.float32):
+    """I converted the mask to the dtype first (to avoid integer arithmetic) and wrote the formula as (mask - 1) * finfo(dtype).min instead of (1 - mask) * finfo(dtype).min; at padding that is (-1) times the most negative number, the LARGEST positive one, so the padding would take all the attention.
+    Differs on: [[1, 1, 0]] (expected [[[[0, 0, -3.4028e+38]]]], gives [[[[0, 0, +3.4028e+38]]]]); in float16 +65504 instead of -65504."""
+    m = attention_mask.to(dtype)[:, None, None, :]
+    return (m - 1) * torch.finfo(dtype).min
+
+
+_PADDING_MASKS = {}
+
+
+@EX2_3.bug
+def cached_by_shape_and_dtype(attention_mask, dtype=torch.float32):
+    """The mask is rebuilt at every training step for batches of the same shape, so I cached it in a module-level dict keyed by (shape, dtype); but the key leaves out the mask's contents, so a second batch of the same shape with its padding elsewhere gets the first batch's mask.
+    Differs on: [[1, 1, 0]] then [[1, 0, 0]] in the same session (the second call returns [[[[0, 0, min]]]] instead of [[[[0, min, min]]]]); the first call of each shape is right."""
+    key = (tuple(attention_mask.shape), dtype)
+    if key not in _PADDING_MASKS:
+        real = attention_mask.bool()[:, None, None, :]
+        _PADDING_MASKS[key] = torch.where(
+            real, torch.zeros((), dtype=dtype), torch.full((), torch.finfo(dtype).min, dtype=dtype)
+        )
+    return _PADDING_MASKS[key]
+
+
+@EX2_3.correct
+def computed_in_float64_then_cast(attention_mask, dtype=torch.float32):
+    """Built in float64, which holds every float dtype's minimum exactly, with torch.where over the 0/1 values and a reshape, then cast to the requested dtype."""
+    B, T = attention_mask.shape
+    lowest = torch.finfo(dtype).min
+    m64 = torch.where(attention_mask.reshape(B, 1, 1, T) != 0,
+                      torch.tensor(0.0, dtype=torch.float64),
+                      torch.tensor(lowest, dtype=torch.float64))
+    return m64.to(dtype)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX2_4.batch = 8
+
+
+@EX2_4.bug
+def future_keys_from_swapped_aranges(attention_mask):
+    """I drew the triangle by comparing two aranges, torch.arange(T)[None, :] >= torch.arange(T)[:, None], and put the key index on the wrong side: that is j >= i, so each query sees itself and the keys AFTER it.
+    Differs on: the worked example [[1, 1, 1, 0]]: the bug gives rows [T, T, T, F], [F, T, T, F], [F, F, T, F], [F, F, F, F] instead of [T, F, F, F], [T, T, F, F], [T, T, T, F], [T, T, T, F]."""
+    B, T = attention_mask.shape
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    allowed = j >= i
+    return allowed & attention_mask.bool()[:, None, None, :]
+
+
+@EX2_4.bug
+def masks_summed_then_made_boolean(attention_mask):
+    """I combined the triangle and the key mask by adding them, (triangle.long() + mask[:, None, None, :]).bool(), thinking a sum of 0/1 masks then .bool() is "both"; it is "either", so a future real key or a padded past key is let through.
+    Differs on: the worked example [[1, 1, 1, 0]]: the bug gives row 0 = [T, T, T, F] (future keys 1 and 2 visible) and row 3 = [T, T, T, T] instead of [T, F, F, F] and [T, T, T, F]."""
+    B, T = attention_mask.shape
+    triangle = torch.ones(T, T).tril().long()
+    return (triangle + attention_mask[:, None, None, :]).bool()
+
+
+@EX2_4.bug
+def every_query_keeps_its_own_key(attention_mask):
+    """Worried about a query with no key at all (left padding), I OR-ed in the diagonal so every token can at least attend to itself, padding included.
+    Differs on: [[0, 1, 1]]: the bug's row 0 is [T, F, F] instead of all False; also [[1, 1, 1, 0]]: row 3 is [T, T, T, T] instead of [T, T, T, F]."""
+    B, T = attention_mask.shape
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    keys = attention_mask.bool()[:, None, None, :]
+    itself = torch.eye(T, dtype=torch.bool)
+    return (causal & keys) | itself
+
+
+@EX2_4.bug
+def length_taken_with_len(attention_mask):
+    """I took the sequence length as T = len(attention_mask), forgetting that len() of a 2-D tensor is its first axis, the batch size B.
+    Differs on: the worked example [[1, 1, 1, 0]] (B = 1, T = 4): the bug returns a (1, 1, 1, 4) mask [[[[T, T, T, F]]]] instead of the (1, 1, 4, 4) one (right only when B == T)."""
+    T = len(attention_mask)
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    return causal & attention_mask.bool()[:, None, None, :]
+
+
+@EX2_4.correct
+def numpy_tri_and_broadcast(attention_mask):
+    """numpy: np.tri for the triangle, the key mask != 0 broadcast over the rows, back to torch with from_numpy."""
+    m = attention_mask.detach().cpu().numpy() != 0           # (B, T)
+    T = m.shape[1]
+    tri = np.tri(T, T, dtype=bool)                           # j <= i
+    grid = np.logical_and(tri[None, None, :, :], m[:, None, None, :])  # (B, 1, T, T)
+    return torch.from_numpy(np.ascontiguousarray(grid))
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX2_5.batch = 8
+
+
+@EX2_5.bug
+def only_padding_hidden(x, sequence_ids, weights, num_heads):
+    """I hid the padded keys, as I had done for BERT's padding mask (sequence_ids != 0 as the key mask), and thought that was what "keep the sentences apart" needed; the sentences of one row still see each other.
+    Differs on: the worked example sequence_ids [[1, 2]] with random x and weights (H = 4, 2 heads): each token mixes in its neighbour's value instead of returning (x W_vᵀ + b_v) W_oᵀ + b_o."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    def split(t):
+        return t.view(B, T, num_heads, hs).transpose(1, 2)
+
+    q, k, v = (split(project(x, n)) for n in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    real_keys = (sequence_ids != 0)[:, None, None, :]                  # (B, 1, 1, T)
+    probs = scores.masked_fill(~real_keys, torch.finfo(scores.dtype).min).softmax(dim=-1)
+    context = (probs @ v).transpose(1, 2).reshape(B, T, H)
+    return project(context, "output")
+
+
+@EX2_5.bug
+def heads_merged_without_moving_the_axis_back(x, sequence_ids, weights, num_heads):
+    """I split the heads properly with view(B, T, nh, hs).transpose(1, 2), but on the way back I reshaped the (B, nh, T, hs) context straight to (B, T, H), forgetting to move the head axis back first.
+    Differs on: B = 1, T = 3, H = 4, num_heads = 2, sequence_ids [[1, 1, 1]], random x and weights (any num_heads > 1 and T > 1 gives scrambled tokens)."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    Wq, Wk, Wv, Wo = (weights[n + ".weight"] for n in ("query", "key", "value", "output"))
+    bq, bk, bv, bo = (weights[n + ".bias"] for n in ("query", "key", "value", "output"))
+    q = (x @ Wq.T + bq).view(B, T, num_heads, hs).transpose(1, 2)
+    k = (x @ Wk.T + bk).view(B, T, num_heads, hs).transpose(1, 2)
+    v = (x @ Wv.T + bv).view(B, T, num_heads, hs).transpose(1, 2)
+    scores = q @ k.transpose(-1, -2) / math.sqrt(hs)
+    visible = (sequence_ids[:, :, None] == sequence_ids[:, None, :]) & (sequence_ids[:, None, :] > 0)
+    scores = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min)
+    context = scores.softmax(-1) @ v                                   # (B, nh, T, hs)
+    merged = context.reshape(B, T, H)
+    return merged @ Wo.T + bo
+
+
+@EX2_5.bug
+def sentence_mask_from_the_first_row(x, sequence_ids, weights, num_heads):
+    """I worked the (T, T) "same sentence" picture out for one row, ids = sequence_ids[0], like the worked example, and let it broadcast over the batch: every row is masked with the first row's packing.
+    Differs on: B = 2, T = 4, H = 4, num_heads = 2, sequence_ids [[1, 1, 2, 2], [1, 2, 2, 2]], random x and weights: row 0 is right, but row 1 gets row 0's blocks (its token 0 also sees token 1, its token 1 sees tokens 0-1 instead of 1-3)."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    lin = lambda t, n: t @ weights[n + ".weight"].T + weights[n + ".bias"]
+    q, k, v = (lin(x, n).view(B, T, num_heads, hs).transpose(1, 2) for n in ("query", "key", "value"))
+    ids = sequence_ids[0]                                              # (T,)
+    visible = (ids[:, None] == ids[None, :]) & (ids != 0)[None, :]     # (T, T)
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(hs)
+    scores = scores.masked_fill(~visible, torch.finfo(scores.dtype).min)
+    out = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(B, T, H)
+    return lin(out, "output")
+
+
+@EX2_5.bug
+def sentence_mask_drawn_with_less_equal(x, sequence_ids, weights, num_heads):
+    """Fresh from the causal mask of 2.4, I drew the sentence picture with key id <= query id (and hid padded keys): it keeps a sentence's own block but also lets a later sentence see the earlier ones.
+    Differs on: the worked example sequence_ids [[1, 2]] with random x and weights (H = 4, 2 heads): token 1 (sentence 2) mixes in token 0's value; token 0 is right."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def heads(name):
+        t = x @ weights[f"{name}.weight"].T + weights[f"{name}.bias"]
+        return t.reshape(B, T, num_heads, hs).permute(0, 2, 1, 3)
+
+    q, k, v = heads("query"), heads("key"), heads("value")
+    scores = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(hs)
+    keys = sequence_ids[:, None, :]                                    # (B, 1, T): key j
+    queries = sequence_ids[:, :, None]                                 # (B, T, 1): query i
+    visible = (keys <= queries) & (keys != 0)
+    scores = torch.where(visible[:, None], scores, torch.finfo(scores.dtype).min)
+    context = torch.matmul(F.softmax(scores, dim=-1), v).permute(0, 2, 1, 3).reshape(B, T, H)
+    return context @ weights["output.weight"].T + weights["output.bias"]
+
+
+@EX2_5.correct
+def head_by_head_with_one_hot_sentences(x, sequence_ids, weights, num_heads):
+    """A loop over the heads, each projected from its own rows of the weights; the "same sentence" mask as a product of one-hot sentence indicators; head outputs concatenated before the output projection."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    onehot = F.one_hot(sequence_ids.long(), int(sequence_ids.max()) + 1)[..., 1:].to(x.dtype)  # (B, T, K), padding = 0 row
+    visible = (onehot @ onehot.transpose(1, 2)) > 0                    # (B, T, T): same real sentence
+    outs = []
+    for h in range(num_heads):
+        rows = slice(h * hs, (h + 1) * hs)
+        q = x @ weights["query.weight"][rows].T + weights["query.bias"][rows]   # (B, T, hs)
+        k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]
+        v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]
+        s = torch.bmm(q, k.transpose(1, 2)) * hs ** -0.5
+        s = torch.where(visible, s, torch.full_like(s, torch.finfo(s.dtype).min))
+        outs.append(torch.bmm(torch.softmax(s, dim=-1), v))
+    context = torch.cat(outs, dim=-1)                                  # (B, T, H), head h in slice h
+    return context @ weights["output.weight"].T + weights["output.bias"]
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX2_6.batch = 8
+
+
+@EX2_6.bug
+def head_rows_sliced_to_the_last_index_written(x, weights, num_heads, head, i):
+    """The statement says head h owns rows h·hs, ..., (h + 1)·hs − 1, so I wrote slice(head * hs, (head + 1) * hs - 1), forgetting that a Python slice already stops before its end: each head loses its last row.
+    Differs on: the worked example (H = 2, 2 heads, hs = 1): the bug returns an empty tensor of shape (0,) instead of [5.5]; with hs = 2 it returns 1 number instead of 2."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs - 1)
+    q = x @ weights["query.weight"][rows].T + weights["query.bias"][rows]
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]
+    p = torch.softmax(k @ q[i] / math.sqrt(hs), dim=0)
+    return p @ v
+
+
+@EX2_6.bug
+def scaled_by_the_model_width(x, weights, num_heads, head, i):
+    """I divided the scores by √H with H = x.shape[1], the size of the vectors I was handed, instead of √hs, the size of one head's query and key.
+    Differs on: the worked example: scores [ln 3 / √2, 0] give weights [0.685, 0.315] and an output [5.630] instead of [5.5]."""
+    T, H = x.shape
+    hs = H // num_heads
+    lo, hi = head * hs, (head + 1) * hs
+    Wq, Wk, Wv = (weights[n + ".weight"][lo:hi] for n in ("query", "key", "value"))
+    bq, bk, bv = (weights[n + ".bias"][lo:hi] for n in ("query", "key", "value"))
+    q_i = Wq @ x[i] + bq                                               # (hs,)
+    keys = x @ Wk.T + bk                                               # (T, hs)
+    values = x @ Wv.T + bv
+    scores = keys @ q_i / math.sqrt(H)
+    return F.softmax(scores, dim=0) @ values
+
+
+@EX2_6.bug
+def softmax_as_exp_over_its_sum(x, weights, num_heads, head, i):
+    """I wrote the softmax out as the formula reads, e = exp(scores), p = e / e.sum(), without subtracting the largest score first; large scores overflow to inf and the weights become inf / inf = NaN.
+    Differs on: T = 3, H = 4, 2 heads, head 0, i = 0, all weights the identity and biases 0, x = 20 * randn (seed 0): the bug returns NaN where the solution returns finite numbers; on small scores it agrees."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    proj = {}
+    for name in ("query", "key", "value"):
+        proj[name] = x @ weights[name + ".weight"][rows].T + weights[name + ".bias"][rows]
+    scores = proj["key"] @ proj["query"][i] / math.sqrt(hs)
+    e = torch.exp(scores)
+    p = e / e.sum()
+    return p @ proj["value"]
+
+
+@EX2_6.bug
+def whole_bias_added_to_the_head_slice(x, weights, num_heads, head, i):
+    """I took the head's rows of each weight matrix but added the whole (H,) bias, thinking a bias belongs to the layer, not to a head.
+    Differs on: the worked example (H = 2, hs = 1): each (T, 1) projection plus the (2,) bias broadcasts to (T, 2), so the scores double and the bug returns [5.2, 5.2] instead of [5.5]; with H = 4, 2 heads it raises a shape error."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    q = x @ weights["query.weight"][rows].T + weights["query.bias"]
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"]
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"]
+    scores = k @ q[i] / math.sqrt(hs)
+    return scores.softmax(dim=0) @ v
+
+
+@EX2_6.correct
+def project_everything_then_slice_columns(x, weights, num_heads, head, i):
+    """All H features projected with the full weights, then the head's columns of the projections taken; einsum for the scores and the weighted sum."""
+    T, H = x.shape
+    hs = H // num_heads
+    cols = torch.arange(head * hs, (head + 1) * hs)
+    full = {n: torch.addmm(weights[n + ".bias"], x, weights[n + ".weight"].t()) for n in ("query", "key", "value")}
+    q = full["query"].index_select(1, cols)                            # (T, hs)
+    k = full["key"].index_select(1, cols)
+    v = full["value"].index_select(1, cols)
+    scores = torch.einsum("d,jd->j", q[i], k) / hs ** 0.5
+    return torch.einsum("j,jd->d", torch.softmax(scores, dim=-1), v)

@@ -10,6 +10,7 @@ from . import Exercise
 import math
 import numpy as np
 import re
+from pathlib import PurePosixPath
 
 EX32 = Exercise("3.2", "encoder_layer")
 
@@ -1740,3 +1741,495 @@ def rename_table_and_numpy_copy(name, value):
     elif leaf.endswith("_embeddings"):
         out.append("weight")
     return ".".join(out), torch.from_numpy(array)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX3_1.batch = 8
+
+
+@EX3_1.bug
+def gelu_without_the_half(x, w1, b1, w2, b2):
+    """I wrote GELU(z) as z (1 + erf(z / √2)), dropping the ½ in front: I remembered Φ as "1 + erf" and forgot that the CDF is half of it.
+    Differs on: the worked example x = [1, -1]: the pre-activation [1, -1, 0.5] becomes [1.6827, -0.3173, 0.6915] and the output [1.3654, 0.3829] instead of [0.6827, -0.3085]."""
+    h = x @ w1.T + b1
+    h = h * (1 + torch.erf(h / math.sqrt(2)))
+    return h @ w2.T + b2
+
+
+@EX3_1.bug
+def gelu_with_the_density(x, w1, b1, w2, b2):
+    """I half-remembered GELU as z times the normal distribution and used its density φ(z) = exp(−z²/2) / √(2π) instead of its CDF Φ(z).
+    Differs on: the worked example x = [1, -1]: GELU gives [0.2420, -0.2420, 0.1760] and the output [0.0000, -0.6479] instead of [0.6827, -0.3085]."""
+    h = torch.matmul(x, w1.t()) + b1
+    phi = torch.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
+    return torch.matmul(h * phi, w2.t()) + b2
+
+
+@EX3_1.bug
+def tokens_flattened_with_view(x, w1, b1, w2, b2):
+    """I flattened the tokens to one (B·T, H) matrix with x.view(B * T, H) to do two plain 2-D products, not knowing that view needs a contiguous tensor: a transposed or sliced x makes it raise.
+    Differs on: x = torch.randn(3, 2, 4).transpose(0, 1) (a (2, 3, 4) non-contiguous tensor), H = 4, I = 6, random weights: the bug raises RuntimeError where the solution returns (2, 3, 4); on contiguous x it agrees."""
+    B, T, H = x.shape
+    flat = x.view(B * T, H)
+    h = flat @ w1.T + b1
+    h = 0.5 * h * (1 + torch.erf(h / math.sqrt(2)))
+    return (h @ w2.T + b2).view(B, T, -1)
+
+
+@EX3_1.bug
+def second_weight_left_in_its_layout(x, w1, b1, w2, b2):
+    """The hint said to look at w1's layout when a shape error comes, so I transposed w1; I tried my code on a square block (I = H), where h @ w2 raised nothing, and left w2 untransposed.
+    Differs on: H = I = 3, random x (1, 2, 3) and weights: the bug computes GELU(x W1ᵀ + b1) W2 + b2, off by O(1); with I ≠ H (the worked example) it raises a shape error."""
+    h = x @ w1.T + b1
+    h = 0.5 * h * (1.0 + torch.erf(h * (1.0 / math.sqrt(2.0))))
+    return h @ w2 + b2
+
+
+@EX3_1.correct
+def tensordot_and_log_ndtr(x, w1, b1, w2, b2):
+    """torch.tensordot for both maps (contracting x's last axis with the weights' input axis); Φ(z) as exp(log_ndtr(z))."""
+    z = torch.tensordot(x, w1, dims=([-1], [1])) + b1                 # (B, T, I)
+    g = z * torch.exp(torch.special.log_ndtr(z))                       # z · Φ(z)
+    return torch.tensordot(g, w2, dims=([-1], [1])) + b2               # (B, T, H)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX32.batch = 8
+
+
+@EX32.bug
+def layer_norm_taken_term_by_term(x, key_mask, layer):
+    """I treated LayerNorm as if it were linear and normalised the residual sum term by term, norm(x) + norm(a), which I thought was the same as norm(x + a) and tidier to write.
+    Differs on: the worked example: norm(x) + norm(a) is not norm(x + a) (the first token's first sum is [0, 2s, -2s], s = √(3/2), instead of [0, s, -s]); the bug returns [1.1547, -0.1194, -1.2850] at both positions instead of [1.4142, -1.4142, -1.1213]."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x) + layer.attention_norm(a)
+    f = layer.ffn(h)
+    return layer.ffn_norm(h) + layer.ffn_norm(f)
+
+
+@EX32.bug
+def mask_made_boolean_unconditionally(x, key_mask, layer):
+    """To be sure attention got a boolean mask I wrote key_mask = key_mask.bool() at the top, forgetting that the mask may be None when nothing is padded.
+    Differs on: any x with key_mask=None (e.g. a random (1, 3, H) x and a random EncoderLayer): the bug raises AttributeError ('NoneType' object has no attribute 'bool'); with a mask it agrees."""
+    key_mask = key_mask.bool()
+    attended, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + attended)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def extra_skip_around_the_whole_layer(x, key_mask, layer):
+    """Having learnt residual networks, I also added the layer's input to its output, one more skip around the whole block on top of the two around the sub-layers.
+    Differs on: the worked example: the bug returns x + [1.4142, -1.4142, -1.1213], i.e. [[2.4142, 0.5858, -1.1213], [2.4142, 2.5858, -3.1213]], instead of [1.4142, -1.4142, -1.1213] at both positions."""
+    attn_out = layer.attention(x, key_mask)[0]
+    h = layer.attention_norm(x + attn_out)
+    y = layer.ffn_norm(h + layer.ffn(h))
+    return x + y
+
+
+@EX32.bug
+def residual_kept_as_a_detached_copy(x, key_mask, layer):
+    """Not wanting to touch the caller's tensor, I kept the residual as residual = x.detach().clone(); the values are the same, but no gradient flows back to x through the residual path.
+    Differs on: x = randn(2, 3, 8) with requires_grad, a random EncoderLayer (H = 8, 2 heads, I = 12), no mask: the outputs agree, but the gradient of (out * randn(2, 3, 8)).sum() with respect to x differs by up to about 3.5 (only the path through attention is left; out.sum() alone has a near-zero gradient either way, since LayerNorm's outputs sum to a constant when γ = 1)."""
+    residual = x.detach().clone()
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(residual + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.correct
+def explicit_attention_path_and_full_mask(x, key_mask, layer):
+    """The mask always made explicit (all True when None) and attention asked for its probabilities (need_probs=True, the explicit softmax path); residuals with torch.add."""
+    B, T, _ = x.shape
+    if key_mask is None:
+        key_mask = torch.ones(B, 1, 1, T, dtype=torch.bool, device=x.device)
+    a, _probs = layer.attention(x, key_mask, True)
+    h = layer.attention_norm(torch.add(x, a))
+    return layer.ffn_norm(torch.add(h, layer.ffn(h)))
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX3_3.batch = 8
+
+
+@EX3_3.bug
+def feed_forward_counted_as_one_map_twice(config):
+    """The block's two maps are H × I and I × H, the same size, so I counted it as twice the first one, 2 × (H·I + I), giving the second map I biases instead of H.
+    Differs on: the worked example V = 10, H = 4, L = 1, I = 6, P = 8, S = 2: the block counts 60 instead of 58, total 264 instead of 262 (agrees only when I = H)."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    emb = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + 2 * H
+    attention = 4 * (H * H + H)
+    ffn = 2 * (H * I + I)
+    norms = 2 * 2 * H
+    pooler = H * H + H
+    return emb + L * (attention + ffn + norms) + pooler
+
+
+@EX3_3.bug
+def position_table_of_512(config):
+    """I wrote the position table as 512 × H, BERT's maximum length that the paper and chapter quote, instead of reading max_position_embeddings.
+    Differs on: the worked example (P = 8): (10 + 512 + 2) · 4 + 8 = 2104 for the embeddings, total 2278 instead of 262; right for BERT-BASE and BERT-LARGE (P = 512)."""
+    H, I = config.hidden_size, config.intermediate_size
+    total = 0
+    total += config.vocab_size * H            # word
+    total += 512 * H                          # positions
+    total += config.type_vocab_size * H       # segments
+    total += 2 * H                            # embedding LayerNorm
+    for _ in range(config.num_hidden_layers):
+        total += 4 * (H * H + H)              # query, key, value, output
+        total += (H * I + I) + (I * H + H)    # feed-forward
+        total += 4 * H                        # two LayerNorms
+    total += H * H + H                        # pooler
+    return total
+
+
+@EX3_3.bug
+def layer_loop_started_at_one(config):
+    """I summed the layers with for layer in range(1, config.num_hidden_layers), numbering them from 1 as the paper does ("layer 1 to L"), and so counted L − 1 layers.
+    Differs on: the worked example (L = 1): 108 instead of 262 (the one layer is not counted); BERT-BASE: 102,394,368 instead of 109,482,240."""
+    H, I = config.hidden_size, config.intermediate_size
+    count = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size + 2) * H
+    for layer in range(1, config.num_hidden_layers):
+        count += 4 * H * H + 4 * H
+        count += 2 * H * I + I + H
+        count += 4 * H
+    count += H * H + H
+    return count
+
+
+@EX3_3.bug
+def layer_norm_counted_as_its_scale(config):
+    """I counted each LayerNorm as H parameters, its scale γ, thinking of the shift β as part of the next layer's bias (as in RMSNorm, which has only a scale).
+    Differs on: the worked example: three LayerNorms of 4 instead of 8 each, total 250 instead of 262."""
+    H, I = config.hidden_size, config.intermediate_size
+    layer_norm = H
+    sizes = {
+        "embeddings": (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + layer_norm,
+        "layer": 4 * (H * H + H) + (H * I + I) + (I * H + H) + 2 * layer_norm,
+        "pooler": H * H + H,
+    }
+    return sizes["embeddings"] + config.num_hidden_layers * sizes["layer"] + sizes["pooler"]
+
+
+@EX3_3.correct
+def checkpoint_keys_and_their_shapes(config):
+    """The checkpoint's tensor names written out with their shapes (Hugging Face layout, one block of layer keys repeated L times), the sizes multiplied with math.prod and summed."""
+    H, I = config.hidden_size, config.intermediate_size
+    shapes = {
+        "embeddings.word_embeddings.weight": (config.vocab_size, H),
+        "embeddings.position_embeddings.weight": (config.max_position_embeddings, H),
+        "embeddings.token_type_embeddings.weight": (config.type_vocab_size, H),
+        "embeddings.LayerNorm.weight": (H,),
+        "embeddings.LayerNorm.bias": (H,),
+        "pooler.dense.weight": (H, H),
+        "pooler.dense.bias": (H,),
+    }
+    layer = {
+        "attention.self.query.weight": (H, H), "attention.self.query.bias": (H,),
+        "attention.self.key.weight": (H, H), "attention.self.key.bias": (H,),
+        "attention.self.value.weight": (H, H), "attention.self.value.bias": (H,),
+        "attention.output.dense.weight": (H, H), "attention.output.dense.bias": (H,),
+        "attention.output.LayerNorm.weight": (H,), "attention.output.LayerNorm.bias": (H,),
+        "intermediate.dense.weight": (I, H), "intermediate.dense.bias": (I,),
+        "output.dense.weight": (H, I), "output.dense.bias": (H,),
+        "output.LayerNorm.weight": (H,), "output.LayerNorm.bias": (H,),
+    }
+    for i in range(config.num_hidden_layers):
+        for name, shape in layer.items():
+            shapes[f"encoder.layer.{i}.{name}"] = shape
+    return sum(math.prod(shape) for shape in shapes.values())
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX34.batch = 8
+
+
+@EX34.bug
+def layer_moved_to_the_checkpoints_dtype(state_dict, i, layer):
+    """As one does with model.to(dtype) before loading, I first moved the layer to the dtype of the checkpoint's tensors, layer.to(tensor.dtype), so that copy_ would copy exactly; a float16 checkpoint then turns my float32 layer into a float16 one.
+    Differs on: all-MiniLM-L6-v2's tensors converted to float16 ({k: v.half()}), i = 0, a float32 EncoderLayer: the bug leaves the layer's parameters in float16 instead of float32 (the values agree); on the float32 checkpoint it agrees."""
+    prefix = f"encoder.layer.{i}."
+    table = [
+        ("attention.query", "attention.self.query"),
+        ("attention.key", "attention.self.key"),
+        ("attention.value", "attention.self.value"),
+        ("attention.output", "attention.output.dense"),
+        ("attention_norm", "attention.output.LayerNorm"),
+        ("ffn.intermediate", "intermediate.dense"),
+        ("ffn.output", "output.dense"),
+        ("ffn_norm", "output.LayerNorm"),
+    ]
+    layer.to(state_dict[prefix + "attention.self.query.weight"].dtype)
+    with torch.no_grad():
+        for ours, theirs in table:
+            module = layer.get_submodule(ours)
+            module.weight.copy_(state_dict[prefix + theirs + ".weight"])
+            module.bias.copy_(state_dict[prefix + theirs + ".bias"])
+
+
+@EX34.bug
+def feed_forward_maps_named_the_other_way(state_dict, i, layer):
+    """I took "intermediate" for the result of the block, its output, and the bare "output.dense" for the map that produces the intermediate features, so my table pairs ffn.intermediate with output.dense and ffn.output with intermediate.dense.
+    Differs on: a checkpoint whose intermediate_size equals hidden_size (a random BertModel with H = I = 8, 2 heads, i = 0): the two feed-forward maps are silently exchanged; with all-MiniLM-L6-v2 (I = 4H) copy_ raises a shape error."""
+    names = {
+        "attention.query": "attention.self.query",
+        "attention.key": "attention.self.key",
+        "attention.value": "attention.self.value",
+        "attention.output": "attention.output.dense",
+        "attention_norm": "attention.output.LayerNorm",
+        "ffn.intermediate": "output.dense",
+        "ffn.output": "intermediate.dense",
+        "ffn_norm": "output.LayerNorm",
+    }
+    with torch.no_grad():
+        for ours, theirs in names.items():
+            for kind in ("weight", "bias"):
+                layer.get_parameter(f"{ours}.{kind}").copy_(state_dict[f"encoder.layer.{i}.{theirs}.{kind}"])
+
+
+@EX34.bug
+def checkpoint_converted_to_the_layers_dtype_in_place(state_dict, i, layer):
+    """To spare copy_ a conversion I first converted layer i's tensors to the layer's dtype in the checkpoint dict itself, state_dict[key] = state_dict[key].to(param.dtype), not seeing that this rewrites the caller's checkpoint.
+    Differs on: all-MiniLM-L6-v2's tensors converted to float16, i = 0, a float32 EncoderLayer: the layer is loaded right, but afterwards the caller's dict holds layer 0's sixteen tensors as float32 instead of float16 (on a float32 checkpoint .to returns the same tensor and nothing shows)."""
+    table = {
+        "attention.query": "attention.self.query", "attention.key": "attention.self.key",
+        "attention.value": "attention.self.value", "attention.output": "attention.output.dense",
+        "attention_norm": "attention.output.LayerNorm", "ffn.intermediate": "intermediate.dense",
+        "ffn.output": "output.dense", "ffn_norm": "output.LayerNorm",
+    }
+    with torch.no_grad():
+        for ours, theirs in table.items():
+            for kind in ("weight", "bias"):
+                param = layer.get_parameter(f"{ours}.{kind}")
+                key = f"encoder.layer.{i}.{theirs}.{kind}"
+                state_dict[key] = state_dict[key].to(param.dtype)
+                param.copy_(state_dict[key])
+
+
+@EX34.bug
+def layer_norms_named_as_in_tensorflow(state_dict, i, layer):
+    """I remembered the LayerNorm parameters by their names in Google's modeling.py, LayerNorm.gamma and LayerNorm.beta, and wrote those in my table for the two norms (the dense maps use weight and bias).
+    Differs on: all-MiniLM-L6-v2, any i: the bug raises KeyError ('encoder.layer.0.attention.output.LayerNorm.gamma') where the solution loads the layer."""
+    linears = {
+        "attention.query": "attention.self.query",
+        "attention.key": "attention.self.key",
+        "attention.value": "attention.self.value",
+        "attention.output": "attention.output.dense",
+        "ffn.intermediate": "intermediate.dense",
+        "ffn.output": "output.dense",
+    }
+    norms = {"attention_norm": "attention.output.LayerNorm", "ffn_norm": "output.LayerNorm"}
+    p = f"encoder.layer.{i}"
+    with torch.no_grad():
+        for ours, theirs in linears.items():
+            m = layer.get_submodule(ours)
+            m.weight.copy_(state_dict[f"{p}.{theirs}.weight"])
+            m.bias.copy_(state_dict[f"{p}.{theirs}.bias"])
+        for ours, theirs in norms.items():
+            m = layer.get_submodule(ours)
+            m.weight.copy_(state_dict[f"{p}.{theirs}.gamma"])
+            m.bias.copy_(state_dict[f"{p}.{theirs}.beta"])
+
+
+@EX34.correct
+def parameter_names_zipped_with_checkpoint_suffixes(state_dict, i, layer):
+    """Two parallel lists, minibert's sixteen parameter names and the checkpoint's suffixes, zipped; each parameter found with layer.get_parameter and filled through its .data with copy_ (no no_grad block needed)."""
+    ours = ["attention.query", "attention.key", "attention.value", "attention.output",
+            "attention_norm", "ffn.intermediate", "ffn.output", "ffn_norm"]
+    theirs = ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+              "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]
+    for mine, hf in zip(ours, theirs):
+        for leaf in ("weight", "bias"):
+            layer.get_parameter(mine + "." + leaf).data.copy_(state_dict["encoder.layer.%d.%s.%s" % (i, hf, leaf)])
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX3_5.batch = 8
+
+
+@EX3_5.bug
+def layers_multiply_only_the_projections(config, T):
+    """I wrote the total on one line, L * projections + attention + ffn + pooler, without brackets, so only the projections are counted once per layer; attention and the feed-forward block are counted once.
+    Differs on: the worked example (L = 1) agrees (848); with L = 2 (H = 4, I = 6, T = 3): 1232 instead of 1664; BERT-BASE at T = 128: about 8.5 GFLOPs instead of 22.3."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    projections = 4 * 2 * T * H * H
+    attention = 2 * 2 * T * T * H
+    ffn = 2 * 2 * T * H * I
+    pooler = 2 * H * H
+    return L * projections + attention + ffn + pooler
+
+
+@EX3_5.bug
+def feed_forward_width_taken_as_four_h(config, T):
+    """I costed the feed-forward block as H -> 4H -> H, the width the paper gives (4H = 3072 for BERT-BASE), instead of reading intermediate_size.
+    Differs on: the worked example (H = 4, I = 6, T = 3): the block costs 2 · 2 · 3 · 4 · 16 = 768 instead of 288, total 1328 instead of 848; right whenever I = 4H (BERT-BASE, BERT-LARGE)."""
+    H = config.hidden_size
+    flops = 0
+    for _ in range(config.num_hidden_layers):
+        flops += 4 * (2 * T * H * H)        # query, key, value, output
+        flops += 2 * (2 * T * T * H)        # scores and probs @ V, all heads together
+        flops += 2 * (2 * T * H * (4 * H))  # H -> 4H -> H
+    return flops + 2 * H * H
+
+
+@EX3_5.bug
+def feed_forward_as_one_product(config, T):
+    """I costed the feed-forward block as one product of (T, H) by (H, I), 2·T·H·I, thinking of "H -> I -> H" as one map out and its way back, not as two matrix products.
+    Differs on: the worked example: the block counts 144 instead of 288, total 704 instead of 848."""
+    H, I = config.hidden_size, config.intermediate_size
+    per_layer = 8 * T * H * H + 4 * T * T * H + 2 * T * H * I
+    return config.num_hidden_layers * per_layer + 2 * H * H
+
+
+@EX3_5.bug
+def pooler_left_out(config, T):
+    """I counted the encoder layers only and left the pooler out, since it runs on a single token and I thought it fell under the statement's list of things that count 0 (the tanh).
+    Differs on: the worked example: 816 instead of 848 (the pooler's 2 · 4 · 4 = 32 is missing); BERT-BASE at T = 128: 2 · 768² = 1,179,648 FLOPs short."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    per_token = 2 * (4 * H * H + 2 * H * I)   # every weight of a layer used once per token
+    attention = 4 * T * T * H
+    return L * (T * per_token + attention)
+
+
+@EX3_5.correct
+def weight_matrices_and_tokens_that_use_them(config, T):
+    """A table of every weight matrix (rows, columns, tokens it multiplies) plus the two attention products; each entry costs 2 · rows · columns · tokens, summed in a loop."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    products = []
+    for _ in range(L):
+        products += [(H, H, T)] * 4                # query, key, value, output on T tokens
+        products += [(H, I, T), (I, H, T)]        # feed-forward
+        products += [(H, T, T), (T, H, T)]        # QKᵀ: (T, H) x (H, T); probs @ V: (T, T) x (T, H), heads together
+    products.append((H, H, 1))                    # pooler on [CLS]
+    total = 0
+    for n, p, m in products:
+        total += 2 * m * n * p
+    return int(total)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX3_6.batch = 8
+
+
+@EX3_6.bug
+def square_kernels_left_as_they_are(name, value):
+    """I transposed a kernel only when its shape was not already nn.Linear's: a square (H, H) kernel, like query, key, value, the attention output or the pooler, already has the shape (out, in), so I left it as it was.
+    Differs on: "bert/encoder/layer_0/attention/self/query/kernel", np.arange(4.0).reshape(2, 2): tensor [[0, 1], [2, 3]] instead of the transpose [[0, 2], [1, 3]]."""
+    parts = name.split("/")
+    if parts[-1] in ("adam_m", "adam_v") or name == "global_step":
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = ["layer." + p[len("layer_"):] if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        parts[-1] = "weight"
+        if value.shape[0] != value.shape[1]:
+            tensor = tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def global_step_renamed_like_a_weight(name, value):
+    """I returned None for the variables whose last scope is adam_m or adam_v, the optimizer's moments, and forgot global_step, which has no scope at all, so it went through the renaming and came back as a key.
+    Differs on: "global_step", np.array(1000): ("global_step", tensor(1000)) instead of None."""
+    scopes = name.split("/")
+    if scopes[-1].startswith("adam_"):
+        return None
+    if scopes[0] == "bert":
+        del scopes[0]
+    scopes = [s.replace("layer_", "layer.", 1) if s.startswith("layer_") else s for s in scopes]
+    tensor = torch.tensor(value)
+    last = scopes[-1]
+    if last == "kernel":
+        scopes[-1] = "weight"
+        tensor = tensor.t().contiguous()
+    elif last == "gamma":
+        scopes[-1] = "weight"
+    elif last == "beta":
+        scopes[-1] = "bias"
+    elif last.endswith("_embeddings"):
+        scopes.append("weight")
+    return ".".join(scopes), tensor
+
+
+@EX3_6.bug
+def weight_appended_to_the_whole_embeddings_scope(name, value):
+    """I took everything under bert/embeddings for an nn.Embedding table and appended ".weight" to it before renaming gamma and beta, so the embeddings' LayerNorm comes out as "embeddings.LayerNorm.gamma.weight".
+    Differs on: "bert/embeddings/LayerNorm/gamma", np.ones(4): key "embeddings.LayerNorm.gamma.weight" instead of "embeddings.LayerNorm.weight" (and beta likewise)."""
+    if name == "global_step" or name.endswith(("/adam_m", "/adam_v")):
+        return None
+    parts = name.split("/")
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = [p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[0] == "embeddings":
+        return ".".join(parts + ["weight"]), tensor  # every table of the embeddings scope
+    if parts[-1] == "kernel":
+        parts[-1], tensor = "weight", tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def kernel_transposed_only_inside_the_encoder(name, value):
+    """I transposed the kernels of the encoder's layers, the rows of the table (bert/encoder/layer_3/...), and let the pooler's dense kernel through as it was, since the table shows only its bias.
+    Differs on: "bert/pooler/dense/kernel", np.arange(6.0).reshape(2, 3): tensor of shape (2, 3) [[0, 1, 2], [3, 4, 5]] instead of its transpose, shape (3, 2)."""
+    parts = name.split("/")
+    if parts[-1] in ("adam_m", "adam_v") or name == "global_step":
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = [p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        parts[-1] = "weight"
+        if parts[0] == "encoder":
+            tensor = tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.correct
+def path_parts_and_match_statement(name, value):
+    """The name read as a PurePosixPath, each scope rewritten by a match statement; the kernel transposed with torch.permute and cloned."""
+    path = PurePosixPath(name)
+    if path.name in ("adam_m", "adam_v") or name == "global_step":
+        return None
+    scopes = list(path.parts)
+    if scopes and scopes[0] == "bert":
+        scopes = scopes[1:]
+    key = []
+    tensor = torch.from_numpy(np.array(value, copy=True))
+    for position, scope in enumerate(scopes):
+        last = position == len(scopes) - 1
+        match scope:
+            case _ if (m := re.fullmatch(r"layer_(\d+)", scope)):
+                key.append(f"layer.{m.group(1)}")
+            case "kernel" if last:
+                key.append("weight")
+                tensor = tensor.permute(1, 0).clone()
+            case "gamma" if last:
+                key.append("weight")
+            case "beta" if last:
+                key.append("bias")
+            case _ if last and scope.endswith("_embeddings"):
+                key.extend([scope, "weight"])
+            case _:
+                key.append(scope)
+    return ".".join(key), tensor

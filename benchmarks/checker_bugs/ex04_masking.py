@@ -11,6 +11,7 @@ from minibert.masking import IGNORE_INDEX
 import itertools
 import torch.nn.functional as F
 import functools
+import numpy as np
 
 EX = Exercise("4.3", "nsp_pair")
 
@@ -1565,4 +1566,508 @@ def position_by_position_logsumexp(hidden, word_embeddings, bias, input_ids, lab
     out = {"loss": torch.stack(losses).mean() if losses else hidden.sum() * float("nan")}  # no labelled position: nan, as a mean of nothing
     for kind in ("mask", "random", "kept"):
         out[kind] = hits[kind] / total[kind] if total[kind] else None
+    return out
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX4_1.batch = 8
+
+
+@EX4_1.bug
+def random_index_used_as_the_id(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                max_predictions, generator):
+    """I built the pool of allowed ids and drew torch.randint(len(pool), ...), but used the drawn index itself as the replacement id and never looked it up in the pool, so random ids come from [0, len(pool)): special ids such as 0 ([PAD]) or 101 ([CLS]) can come up, and the top len(special_token_ids) ids never do.
+    Differs on: vocab_size 6, special_token_ids [0, 1], mask_token_id 1, 40 rows of 50 candidates all id 4 between [CLS] and [SEP], seeds 0 to 199: about 1,560 positions replaced by id 0 (a special id) and none by 5, where the replacements are uniform over 2..5 (id 0 never, id 5 about 1,530 times)."""
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), max_predictions or int(c)) if c else 0 for c in n])
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    pool = [i for i in range(vocab_size) if i not in set(special_token_ids)]
+    random_ids = torch.randint(len(pool), input_ids.shape, generator=generator)  # an index into pool
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def rank_kept_up_to_k_inclusive(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                max_predictions, generator):
+    """I kept the positions whose rank is at most k, rank <= k, forgetting that ranks start at 0, so every row with a candidate to spare gets k + 1 predictions.
+    Differs on: [[101, 2057, 2293, 8870, 102]] with [CLS]/[SEP] special, max_predictions None, any seed: 2 positions labelled instead of exactly 1."""
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), max_predictions or int(c)) if c else 0 for c in n])
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = (rank <= k[:, None]) & candidates  # never a special token
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def cls_and_sep_counted_like_google(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                    max_predictions, generator):
+    """I counted n the way Google's create_masked_lm_predictions does, with the row's [CLS] and [SEP] (every non-[PAD] token), instead of the candidates only, so round(15%) is taken of two more tokens.
+    Differs on: one row [CLS] + 8 candidates + [SEP] (special mask True at both ends), max_predictions None: 2 predictions (round(0.15 * 10) = 2) instead of 1 (round(0.15 * 8) = 1)."""
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1) + 2  # Google's count: the candidates, [CLS] and one [SEP]
+    ks = []
+    for c, real in zip(n.tolist(), candidates.sum(dim=1).tolist()):
+        if real == 0:
+            ks.append(0)
+            continue
+        k = max(1, round(0.15 * c))
+        if max_predictions is not None:
+            k = min(k, max_predictions)
+        ks.append(min(k, real))
+    k = torch.tensor(ks)
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def generator_rebuilt_from_its_seed(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                    max_predictions, generator):
+    """So that the same seed gives the same masks, I made a fresh torch.Generator seeded with generator.initial_seed() and drew everything from it, so the caller's generator never moves and every call with it gives the same masks again.
+    Differs on: [[101, 2057, 2293, 8870, 102]], one generator seeded 0 and called twice (or any row, on the second call): the second call repeats the first call's masks, where the solution's second call goes on from the advanced generator."""
+    g = torch.Generator().manual_seed(generator.initial_seed())
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), max_predictions or int(c)) if c else 0 for c in n])
+    key = torch.rand(input_ids.shape, generator=g).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=g)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=g)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.correct
+def numpy_rows_with_python_ranking(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                   max_predictions, generator):
+    """Row by row in numpy: the three draws made once with the generator, each row's candidates ranked by sorted() on their keys, the fates and replacements applied in a Python loop."""
+    shape = tuple(input_ids.shape)
+    keys = torch.rand(shape, generator=generator).numpy()
+    fates = torch.rand(shape, generator=generator).numpy()
+    forbidden = set(int(i) for i in special_token_ids)
+    pool = np.array([i for i in range(vocab_size) if i not in forbidden], dtype=np.int64)
+    picks = torch.randint(len(pool), shape, generator=generator).numpy()
+    ids = input_ids.numpy()
+    special = special_tokens_mask.numpy()
+    masked = ids.copy()
+    labels = np.full_like(ids, IGNORE_INDEX)
+    for b in range(shape[0]):
+        cands = [t for t in range(shape[1]) if not special[b, t]]
+        if not cands:
+            continue
+        k = max(1, round(0.15 * len(cands)))
+        if max_predictions is not None:
+            k = min(k, max_predictions)
+        for t in sorted(cands, key=lambda t: keys[b, t])[:k]:
+            labels[b, t] = ids[b, t]
+            if fates[b, t] < 0.8:
+                masked[b, t] = mask_token_id
+            elif fates[b, t] < 0.9:
+                masked[b, t] = pool[picks[b, t]]
+    return torch.from_numpy(masked), torch.from_numpy(labels)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX4_2.batch = 8
+
+
+@EX4_2.bug
+def specials_tested_by_substring(tokens):
+    """I left out the special tokens with `if token in "[CLS][SEP][PAD]"`, one string holding the three, so any token that is a piece of that string, the punctuation "[" and "]" among them, is left out too.
+    Differs on: ["[CLS]", "see", "[", "1", "]", "[SEP]"]: [[1], [3]] instead of [[1], [2], [3], [4]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in "[CLS][SEP][PAD]":
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def piece_at_position_zero_reads_an_empty_list(tokens):
+    """I checked that a "##" piece follows its word with groups[-1][-1] == t - 1, without first checking that groups is not empty, so a "##" piece before any word (at position 0, or after leading specials) raises IndexError.
+    Differs on: ["##ing", "well"]: raises IndexError instead of returning [[0], [1]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            continue
+        if token.startswith("##") and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def piece_joins_the_last_word_across_a_special(tokens):
+    """I grouped as Google's code does, skipping the special tokens first and then attaching every "##" piece to the last word, so a "##" piece right after [SEP] joins the last word of sentence A.
+    Differs on: ["[CLS]", "a", "[SEP]", "##b", "c", "[SEP]"]: [[1, 3], [4]] instead of [[1], [3], [4]]."""
+    kept = [(t, token) for t, token in enumerate(tokens) if token not in ("[CLS]", "[SEP]", "[PAD]")]
+    groups = []
+    for t, token in kept:
+        if groups and token.startswith("##"):
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def orphan_piece_not_made_the_current_word(tokens):
+    """I walked the tokens with a `current` word, reset to None at each special token; a "##" piece with no current word became a group of its own, but I forgot to make it the current word, so the next "##" piece starts yet another group.
+    Differs on: ["[CLS]", "##a", "##b", "c", "[SEP]"]: [[1], [2], [3]] instead of [[1, 2], [3]]."""
+    groups = []
+    current = None
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            current = None
+        elif token.startswith("##"):
+            if current is not None:
+                current.append(t)
+            else:
+                groups.append([t])
+        else:
+            current = [t]
+            groups.append(current)
+    return groups
+
+
+@EX4_2.correct
+def index_scanner_that_reads_ahead(tokens):
+    """A while loop with an index: each group starts at a non-special token and reads ahead over the "##" pieces that follow it."""
+    special = {"[CLS]", "[SEP]", "[PAD]"}
+    groups = []
+    t = 0
+    while t < len(tokens):
+        if tokens[t] in special:
+            t += 1
+            continue
+        end = t + 1
+        while end < len(tokens) and tokens[end] not in special and tokens[end].startswith("##"):
+            end += 1
+        groups.append(list(range(t, end)))
+        t = end
+    return groups
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX.batch = 8
+
+
+@EX.bug
+def ten_tries_then_a_own_document(documents, index, rng):
+    """I copied Google's loop for the NotNext document: up to ten draws among all the documents, stopping at the first that is not A's own, and keeping the tenth draw otherwise, so once in a while (one NotNext in 1,024 on two documents) B comes from A's own document.
+    Differs on: [["a1", "a2"], ["b1", "b2"]], index 0, seeds 0 to 19999: about 10 NotNext pairs (of about 10,000) whose B comes from A's own document ("a1" or "a2"), where the solution never has one."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = document[:a_end]
+    if rng.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    for _ in range(10):
+        other = rng.randint(0, len(documents) - 1)
+        if other != index:
+            break
+    start = rng.randint(0, len(documents[other]) - 1)
+    return a_sentences, documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def notnext_a_may_take_the_whole_document(documents, index, rng):
+    """I tossed the coin first and, for NotNext, let A run to the end of its document (a_end from 1 to len(document)), since B comes from elsewhere and A need leave nothing for it, as Google's code does with a one-sentence chunk; so A sometimes leaves no sentence after it, and when it does the pair is always NotNext.
+    Differs on: [["a1", "a2"], ["b1"]], index 0, seeds 0 to 999: about 250 pairs with A = ["a1", "a2"] (leaving nothing after it), all NotNext, where A always leaves "a2" and IsNext is half of the pairs for every A."""
+    document = documents[index]
+    is_next = rng.random() < 0.5
+    last = len(document) - 1 if is_next else len(document)
+    a_end = rng.randint(1, last)
+    a_sentences = document[:a_end]
+    if is_next:
+        return a_sentences, document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    n = max(1, len(document) - a_end)
+    return a_sentences, documents[other][start:start + n], False
+
+
+@EX.bug
+def a_window_start_may_be_the_last_sentence(documents, index, rng):
+    """I drew A as a window, its start with rng.randrange(len(document)) and its end with rng.randint(start + 1, len(document) - 1); when the start falls on the last sentence the end has no value left and randint raises ValueError.
+    Differs on: [["a1", "a2"], ["b1"]], index 0, random.Random(0) (and about half of all seeds): raises ValueError (randint(2, 1), an empty range) instead of returning (["a1"], ["b1"], False)."""
+    document = documents[index]
+    a_start = rng.randrange(len(document))
+    a_end = rng.randint(a_start + 1, len(document) - 1)
+    a_sentences = document[a_start:a_end]
+    if rng.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    others = [i for i in range(len(documents)) if i != index]
+    other = documents[rng.choice(others)]
+    start = rng.randrange(len(other))
+    return a_sentences, other[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def notnext_b_is_one_sentence_string(documents, index, rng):
+    """For NotNext I took "a random sentence from the corpus", as the paper says: one sentence of the other document, documents[other][start], and returned it as B, a string where B should be a list of sentences.
+    Differs on: [["a1", "a2", "a3"], ["b1", "b2"], ["c1"]], index 0, random.Random(5) (NotNext from document 1 at sentence 1): (["a1", "a2"], "b2", False) instead of (["a1", "a2"], ["b2"], False)."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = document[:a_end]
+    if rng.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    return a_sentences, documents[other][start], False
+
+
+@EX.correct
+def window_a_and_random_length_b(documents, index, rng):
+    """A as a random window (start and end drawn); the other document by rng.choice over the sorted set of the other indices; NotNext B of a random length, one sentence up to the rest of the other document, built in a loop."""
+    document = documents[index]
+    a_start = rng.randrange(len(document) - 1)
+    a_end = rng.randint(a_start + 1, len(document) - 1)
+    a_sentences = [document[i] for i in range(a_start, a_end)]
+    if not rng.random() < 0.5:
+        other = documents[rng.choice(sorted(set(range(len(documents))) - {index}))]
+        start = rng.randrange(len(other))
+        length = rng.randint(1, len(other) - start)
+        b_sentences = []
+        for i in range(start, start + length):
+            b_sentences.append(other[i])
+        return a_sentences, b_sentences, False
+    return a_sentences, list(document[a_end:]), True
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX4_4.batch = 8
+
+
+@EX4_4.bug
+def shuffled_with_the_random_module(groups, num_to_predict, rng):
+    """I shuffled my copy with random.shuffle(order), the module's function, instead of rng.shuffle, so the selection ignores the rng it is given: the same seed gives different words from run to run, and the caller's rng never moves.
+    Differs on: [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, random.Random(0) twice: the two results come from the module's global generator (not reproducible, often different from each other), where the solution gives the same answer both times and moves rng."""
+    order = list(groups)
+    random.shuffle(order)
+    chosen = []
+    for word in order:
+        if len(chosen) >= num_to_predict:
+            break
+        if len(chosen) + len(word) > num_to_predict:
+            continue
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def overflowing_word_cut_to_fit(groups, num_to_predict, rng):
+    """When a word would take the count past num_to_predict I took as many of its pieces as still fit, to reach the count exactly, so the last word selected is sometimes torn.
+    Differs on: [[1, 2, 3]], num_to_predict 2, any rng: [1, 2] instead of []."""
+    order = groups[:]
+    rng.shuffle(order)
+    chosen = []
+    for word in order:
+        room = num_to_predict - len(chosen)
+        if room <= 0:
+            break
+        chosen += word[:room]
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def positions_shuffled_then_their_words(groups, num_to_predict, rng):
+    """I shuffled the positions instead of the words and, walking them, took the whole word of each position I met (when it fits and is not taken yet), so a word of many pieces comes up early more often than a short one, where the statement shuffles words.
+    Differs on: [[1], [2, 3, 4]], num_to_predict 3, seeds 0 to 999: [2, 3, 4] about 75% of the time instead of 50%."""
+    word_of = {}
+    for word in groups:
+        for position in word:
+            word_of[position] = word
+    positions = sorted(word_of)
+    rng.shuffle(positions)
+    chosen = []
+    for position in positions:
+        word = word_of[position]
+        if word[0] in chosen or len(chosen) + len(word) > num_to_predict:
+            continue
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def first_word_grown_in_place(groups, num_to_predict, rng):
+    """I kept the first word that fits as my selection and added the later words to it with +=, which extends that word's list in the caller's groups.
+    Differs on: groups = [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, random.Random(0): the same selection [1, 5], but afterwards the caller's groups is [[1], [2, 3, 4], [5, 1], [6, 7]] (the word taken first grew by the word taken after it), where the solution leaves groups as it was."""
+    order = list(groups)
+    rng.shuffle(order)
+    selected = None
+    for word in order:
+        count = len(selected) if selected is not None else 0
+        if count >= num_to_predict:
+            break
+        if count + len(word) > num_to_predict:
+            continue
+        if selected is None:
+            selected = word
+        else:
+            selected += word
+    return sorted(selected or [])
+
+
+@EX4_4.correct
+def recursive_walk_over_the_shuffle(groups, num_to_predict, rng):
+    """The walk written as a recursion over the shuffled copy, carrying the remaining budget; the positions gathered in a set."""
+    order = [list(word) for word in groups]
+    rng.shuffle(order)
+
+    def walk(words, budget):
+        if not words or budget <= 0:
+            return set()
+        head, rest = words[0], words[1:]
+        if len(head) <= budget:
+            return set(head) | walk(rest, budget - len(head))
+        return walk(rest, budget)
+
+    return sorted(walk(order, num_to_predict))
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX4_5.batch = 8
+
+
+@EX4_5.bug
+def empty_kind_reported_as_zero(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """When a kind had no position I reported its accuracy as 0.0, nothing right out of nothing, instead of None.
+    Differs on: one labelled position shown as [MASK] (V = 3, logits [2, 0, 0], label 0): {"mask": 1.0, "random": 0.0, "kept": 0.0} instead of {"mask": 1.0, "random": None, "kept": None}."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    metrics = {"loss": F.cross_entropy(logits, targets)}
+    right = (logits.argmax(-1) == targets).float()
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    is_random = ~is_mask & ~is_kept
+    for kind, where in (("mask", is_mask), ("random", is_random), ("kept", is_kept)):
+        count = int(where.sum())
+        metrics[kind] = float(right[where].sum()) / count if count else 0.0
+    return metrics
+
+
+@EX4_5.bug
+def computed_under_no_grad(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """These are metrics, so I computed everything inside `with torch.no_grad():` to save memory, the loss included, so the loss has no graph and .backward() raises.
+    Differs on: any input with hidden.requires_grad=True (e.g. the worked example): metrics["loss"].backward() raises RuntimeError (the loss does not require grad), where the solution's loss back-propagates to hidden, word_embeddings and bias."""
+    with torch.no_grad():
+        selected = labels != IGNORE_INDEX
+        logits = hidden[selected] @ word_embeddings.T + bias
+        targets, shown = labels[selected], input_ids[selected]
+        metrics = {"loss": F.cross_entropy(logits, targets)}
+        right = logits.argmax(-1) == targets
+        is_mask = shown == mask_id
+        is_kept = ~is_mask & (shown == targets)
+        for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+            metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.bug
+def mask_id_hard_coded_as_103(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I recognised the [MASK] positions by BERT's id, input == 103, the [MASK] of the uncased vocabulary, instead of the mask_id I am given, so with another vocabulary the [MASK] positions are counted as random ones.
+    Differs on: V = 5, mask_id 4, one labelled position shown as 4 with label 0 and logits [2, 0, 0, 0, 0]: {"mask": None, "random": 1.0, "kept": None} instead of {"mask": 1.0, "random": None, "kept": None}."""
+    MASK = 103
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    metrics = {"loss": F.cross_entropy(logits, targets)}
+    right = logits.argmax(-1) == targets
+    is_mask = shown == MASK
+    is_kept = ~is_mask & (shown == targets)
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.bug
+def loss_only_at_the_mask_positions(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I averaged the loss over the positions shown as [MASK] only, the ones the model really has to predict (at a kept one it can copy its input), where the statement averages over every labelled position.
+    Differs on: V = 3, mask_id 1, two labelled positions with logits [2, 0, 0] each, one shown as [MASK] with label 0, one kept (shown 2, label 2): loss 0.2395 (the [MASK] one alone) instead of (0.2395 + 2.2395) / 2 = 1.2395."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    is_mask = shown == mask_id
+    metrics = {"loss": F.cross_entropy(logits[is_mask], targets[is_mask])}
+    right = logits.argmax(-1) == targets
+    is_kept = ~is_mask & (shown == targets)
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.correct
+def index_select_and_counts(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """The labelled positions found with nonzero on the flattened labels and gathered by index_select; the decoder as F.linear; the loss as -log_softmax gathered and averaged; each kind counted with sums."""
+    H = hidden.shape[-1]
+    flat_labels = labels.reshape(-1)
+    idx = (flat_labels != IGNORE_INDEX).nonzero().squeeze(1)
+    h = hidden.reshape(-1, H).index_select(0, idx)
+    targets = flat_labels.index_select(0, idx)
+    shown = input_ids.reshape(-1).index_select(0, idx)
+    logits = F.linear(h, word_embeddings, bias)
+    logp = logits.log_softmax(dim=-1)
+    loss = -logp.gather(1, targets[:, None]).squeeze(1).sum() / len(idx)
+    right = logits.argmax(dim=-1) == targets
+    kinds = {"mask": shown == mask_id}
+    kinds["kept"] = (shown != mask_id) & (shown == targets)
+    kinds["random"] = (shown != mask_id) & (shown != targets)
+    out = {"loss": loss}
+    for kind in ("mask", "random", "kept"):
+        n = int(kinds[kind].sum())
+        out[kind] = int((right & kinds[kind]).sum()) / n if n else None
     return out

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 import math
 import itertools
 from torch import nn
+import functools
 
 EX52 = Exercise("5.2", "parameter_groups")
 
@@ -1880,4 +1881,396 @@ def log_softmax_picked_at_nonzero_positions(model, batch, optimizer, scheduler, 
     scheduler.step()
     for p in model.parameters():
         p.grad = None
+    return mlm_loss.item(), nsp_loss.item()
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX5_1.batch = 8
+
+
+@EX5_1.bug
+def ramp_to_the_decayed_rate(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I didn't like the jump at the end of the warm-up, so I ramped up to the rate the decay has at warmup_steps instead of to peak_lr, which makes the schedule continuous but lowers every warm-up step.
+    Differs on: step 200, peak 1e-3, warm-up 400, total 8000: 4.75e-4 (half of 9.5e-4) instead of 5e-4."""
+    def decay(s):
+        done = min(s, total_steps) / total_steps
+        return (peak_lr - end_lr) * (1 - done) ** power + end_lr
+
+    if warmup_steps and step < warmup_steps:
+        return decay(warmup_steps) * step / warmup_steps
+    return decay(step)
+
+
+@EX5_1.bug
+def warmup_divisor_at_least_one(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """To avoid dividing by zero when there is no warm-up I wrote warmup = max(1, warmup_steps), so with warmup_steps 0 step 0 is still taken as a warm-up step and gives 0 instead of peak_lr.
+    Differs on: step 0, peak 1e-4, warm-up 0, total 100: 0.0 instead of 1e-4."""
+    warmup = max(1, warmup_steps)
+    if step < warmup:
+        return peak_lr * step / warmup
+    done = min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * (1 - done) ** power + end_lr
+
+
+@EX5_1.bug
+def ramp_starts_at_end_lr(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I took end_lr for the floor of the whole schedule, so my warm-up ramps from end_lr up to peak_lr rather than from 0.
+    Differs on: step 0, peak 1e-3, warm-up 10, total 100, end_lr 1e-4: 1e-4 instead of 0 (and step 5 gives 5.5e-4 instead of 5e-4)."""
+    if step < warmup_steps:
+        return end_lr + (peak_lr - end_lr) * step / warmup_steps
+    done = min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * (1 - done) ** power + end_lr
+
+
+@EX5_1.bug
+def float32_tensor_arithmetic(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I computed the schedule with torch tensors built by torch.tensor(...) from the Python numbers, which are float32 by default, so every rate carries float32's rounding (about 1e-7 relative) instead of the float64 of Python's floats.
+    Differs on: step 400, peak 1e-3, warm-up 400, total 8000: tensor(9.500000160187483e-04) instead of 9.5e-04 (relative error 2e-8); step 1, peak 1e-3, warm-up 3, total 10: 3.333333588670939e-04 instead of 3.333333333333333e-04; near the end of a long run (step 999,999 of 1,000,000, peak 2.0, no warm-up) the relative error reaches about 1%."""
+    step_t = torch.tensor(step)
+    peak = torch.tensor(peak_lr)
+    end = torch.tensor(end_lr)
+    if warmup_steps and step < warmup_steps:
+        return peak * step_t / warmup_steps
+    done = torch.clamp(step_t / total_steps, max=1.0)
+    return (peak - end) * (1 - done) ** power + end
+
+
+@EX5_1.correct
+def interpolation_between_two_points(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """Written as interpolations: the warm-up between (0, 0) and (warmup_steps, peak_lr), the decay as end_lr plus a weight math.pow((total_steps - s) / total_steps, power) of the gap, with s held at total_steps."""
+    if 0 <= step < warmup_steps:
+        t = step / warmup_steps
+        return (1 - t) * 0.0 + t * peak_lr
+    s = total_steps if step > total_steps else step
+    weight = math.pow((total_steps - s) / total_steps, power)
+    return end_lr + (peak_lr - end_lr) * weight
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX52.batch = 8
+
+
+@EX52.bug
+def two_or_more_entries_for_two_dimensions(model, weight_decay):
+    """I read "2 or more dimensions" as 2 or more numbers in the tensor (p.numel() >= 2), so a bias or a LayerNorm gain of size 2 or more is decayed.
+    Differs on: torch.nn.Linear(3, 2): the bias (2,) is in the decayed group with the weight (the solution: bias not decayed)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.numel() >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def ties_skipped_by_id_of_data(model, weight_decay):
+    """To put a tied tensor in once I kept a set of id(p.data) seen; p.data is a new tensor object at each access, freed at once, so its id is reused and parameters that are not tied look already seen.
+    Differs on: torch.nn.Linear(3, 2): the bias is skipped as "seen" (id of the temporary p.data reused), groups [weight] and [] instead of [weight] and [bias]."""
+    seen = set()
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if not p.requires_grad or id(p.data) in seen:
+            continue
+        seen.add(id(p.data))
+        (decay if p.dim() >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def decayed_group_holds_everything(model, weight_decay):
+    """I put every trainable parameter in the first group and the 1-D ones again in the second, thinking the later group overrides the weight decay of what it lists; AdamW refuses a parameter in two groups.
+    Differs on: torch.nn.Linear(3, 2): the decayed group holds the weight and the bias (and torch.optim.AdamW(groups) raises ValueError), the solution's only the weight."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    vectors = [p for p in trainable if p.ndim < 2]
+    return [{"params": trainable, "weight_decay": weight_decay}, {"params": vectors, "weight_decay": 0.0}]
+
+
+@EX52.bug
+@functools.lru_cache(maxsize=None)
+def groups_cached_per_model(model, weight_decay):
+    """The groups depend only on the model, so I cached them with functools.lru_cache; a second call on the same model returns the first call's groups, even after parameters were frozen (or after AdamW filled the dicts with its own keys).
+    Differs on: m = torch.nn.Linear(3, 2); groups(m, 0.01); m.weight.requires_grad_(False); groups(m, 0.01): the weight is still in the decayed group (the solution: [] and [bias])."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def stable_sort_then_groupby(model, weight_decay):
+    """The trainable parameters stably sorted by "is it a vector or a scalar?" and split with itertools.groupby; tied tensors dropped by identity."""
+    seen, trainable = set(), []
+    for _, p in model.named_parameters(remove_duplicate=False):
+        if p.requires_grad and id(p) not in seen:
+            seen.add(id(p))
+            trainable.append(p)
+    parts = {False: [], True: []}
+    for is_small, group in itertools.groupby(sorted(trainable, key=lambda p: len(p.shape) < 2),
+                                             key=lambda p: len(p.shape) < 2):
+        parts[is_small].extend(group)
+    return [{"params": parts[False], "weight_decay": weight_decay}, {"params": parts[True], "weight_decay": 0.0}]
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX53.batch = 8
+
+
+@EX53.bug
+def rows_sliced_on_the_last_axis(model, batch, k):
+    """I cut the micro-batches with value[..., a:b], thinking the ellipsis keeps every other axis as it is; it slices the last axis, the tokens, of every (B, T) tensor, and only the 1-D next_sentence_label by rows.
+    Differs on: the chapter's tiny BERT and 4 rows of 10 (1, 6, 6, 6 labels), k = 2: the model is given 4 rows of 2 tokens with 2 NSP labels and raises InputError (the solution returns 4.396 and the gradient)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[..., i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def accumulated_gradient_clipped(model, batch, k):
+    """After the k backward passes I clipped the accumulated gradient to a norm of 1.0, as BERT's loop does before every update, so that the gradient I leave is ready for the step.
+    Differs on: the chapter's tiny BERT (H = 16, 2 layers, V = 40) and 4 rows of 10 (1, 6, 6, 6 labels), k = 2: the gradient's norm is 1.76, and the bug leaves it scaled to 1.0 (the loss returned is right)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * ((piece["labels"] != -100).sum() / labelled) + out.nsp_loss * (size / rows)
+        loss.backward()
+        total += loss.item()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    return total
+
+
+@EX53.bug
+def autograd_grad_over_every_parameter(model, batch, k):
+    """I took each micro-batch's gradients with torch.autograd.grad(loss, list(model.parameters())), added them up myself and wrote them into .grad at the end (no stale values can remain); autograd.grad refuses a parameter that does not require a gradient.
+    Differs on: the chapter's tiny BERT with model.bert.embeddings.requires_grad_(False), 4 rows of 10, k = 2: RuntimeError (the solution accumulates the gradient of the trainable parameters)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    params = list(model.parameters())
+    summed = [torch.zeros_like(p) for p in params]
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * ((piece["labels"] != -100).sum() / labelled) + out.nsp_loss * (size / rows)
+        for s, g in zip(summed, torch.autograd.grad(loss, params)):
+            s += g
+        total += loss.item()
+    for p, s in zip(params, summed):
+        p.grad = s
+    return total
+
+
+@EX53.bug
+def micro_batches_under_bfloat16_autocast(model, batch, k):
+    """Accumulation is there to save memory, so I ran each micro-batch's forward under torch.autocast("cpu", dtype=torch.bfloat16), as big runs do; the losses and gradients come out with bfloat16 rounding, not those of model(**batch).loss.
+    Differs on: the chapter's tiny BERT and 4 rows of 10 (1, 6, 6, 6 labels), k = 2: the gradient differs from the solution's by 0.5% (relative norm of the difference), the loss by 3.5e-5."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = model(**piece)
+        loss = out.mlm_loss.float() * ((piece["labels"] != -100).sum() / labelled) + out.nsp_loss.float() * (size / rows)
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def reversed_pieces_counted_by_bincount(model, batch, k):
+    """Micro-batches taken last first; every piece's labelled count from one torch.bincount of the piece number of each labelled row; the loss put back together from the unweighted parts."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    piece_of_row = torch.arange(rows) // size                      # (B,)
+    labelled_rows = (batch["labels"] != -100).nonzero()[:, 0]      # one entry per labelled position
+    counts = torch.bincount(piece_of_row[labelled_rows], minlength=k).tolist()
+    N = sum(counts)
+    for p in model.parameters():
+        p.grad = None
+    mlm_sum, nsp_sum = 0.0, 0.0
+    for i in reversed(range(k)):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        (out.mlm_loss * (counts[i] / N) + out.nsp_loss * (size / rows)).backward()
+        mlm_sum += out.mlm_loss.item() * counts[i]
+        nsp_sum += out.nsp_loss.item() * size
+    return mlm_sum / N + nsp_sum / rows
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX5_4.batch = 8
+
+
+@EX5_4.bug
+def squared_in_float16_then_summed_in_float32(parameters, max_norm):
+    """To be safe from float16's range I summed the squares in float32, but I squared first and cast after, (g ** 2).float().sum(): in float16 any element above 256 squares to inf before the cast.
+    Differs on: one float16 parameter whose gradient is [300.0, 400.0], max_norm=1: returns inf and zeroes the gradient (the solution: 500.0, gradient [0.6, 0.8])."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = sum(float((g ** 2).float().sum()) for g in grads)
+    norm = math.sqrt(total)
+    if norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def mean_of_squares_per_tensor(parameters, max_norm):
+    """I wrote each tensor's part of the norm as g.pow(2).mean(), out of habit from mean-squared losses, instead of the sum of its squares, so every tensor's part is divided by its size.
+    Differs on: one gradient [3.0, 4.0] with max_norm=1: returns sqrt(12.5) = 3.54 and scales to [0.85, 1.13] (the solution: 5.0, [0.6, 0.8])."""
+    grads = []
+    for p in parameters:
+        if p.grad is not None:
+            grads.append(p.grad)
+    norm = math.sqrt(sum(g.double().pow(2).mean().item() for g in grads))
+    if norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def norm_after_clipping_returned(parameters, max_norm):
+    """I returned the norm of the gradient as I leave it, min(norm, max_norm), thinking the log should show what the update really used.
+    Differs on: one gradient [3.0, 4.0] with max_norm=1: returns 1.0 instead of 5.0 (the gradient becomes [0.6, 0.8], right)."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    norm = math.sqrt(sum(float(g.double().square().sum()) for g in grads))
+    if norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+        return float(max_norm)
+    return norm
+
+
+@EX5_4.bug
+def torch_clip_grad_norm_called(parameters, max_norm):
+    """The chapter called torch's clip_grad_norm_, so I did too and returned its norm as a number; torch takes each tensor's norm in the gradient's own dtype, so a float16 norm above 65504 is inf.
+    Differs on: a float16 parameter of 5,000 elements whose gradient is all 990.0 (norm 70,004), max_norm=1: returns inf and zeroes the gradient (the solution: 70004, gradient scaled to norm 1)."""
+    return float(torch.nn.utils.clip_grad_norm_(parameters, max_norm))
+
+
+@EX5_4.correct
+def float64_vector_and_dot(parameters, max_norm):
+    """Every gradient flattened into one float64 vector, the norm from torch.dot of that vector with itself, the gradients scaled in place one by one."""
+    grads = [p.grad for p in list(parameters) if p.grad is not None]
+    if not grads:
+        return 0.0
+    flat = torch.cat([g.detach().reshape(-1).to(torch.float64) for g in grads])
+    norm = torch.dot(flat, flat).sqrt().item()
+    if norm > max_norm:
+        factor = max_norm / norm
+        for g in grads:
+            g.mul_(factor)
+    return norm
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX5_5.batch = 8
+
+
+@EX5_5.bug
+def next_sentence_label_one_read_as_is_next(model, batch, optimizer, scheduler, max_grad_norm):
+    """I took label 1 for IsNext ("true, B follows A") and wrote the NSP target as 1 - next_sentence_label, so that class 1 of the head means "is next"; minibert's convention is 0 = IsNext, 1 = NotNext, and the head's classes come out swapped.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40), 4 rows of 10 with next_sentence_label [0, 1, 1, 1]: the first step's NSP loss is 0.6920 instead of 0.6943 (that of the flipped labels), and the weights after two steps differ by up to 0.004."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    is_next = 1 - batch["next_sentence_label"]
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), is_next)
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def attention_mask_left_to_its_default(model, batch, optimizer, scheduler, max_grad_norm):
+    """I called model.bert(input_ids, token_type_ids) and let the attention mask take its default, thinking padding only matters for the loss (and no label sits on a pad); without the mask every real token also attends to the [PAD] tokens.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40), 4 rows of 10 whose last 3 tokens are padding in rows 1 and 3: the losses differ a little (first MLM loss 3.70141 instead of 3.70142, second 3.64237 instead of 3.64233) and the weights after two steps by up to 0.004."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def gradients_never_cleared(model, batch, optimizer, scheduler, max_grad_norm):
+    """I left out the clearing at the end, thinking optimizer.step() uses the gradients up; they stay in .grad, and the next step's backward() adds to them, so step 2 updates with the sum of both steps' gradients.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40) with build_optimizer(lr=1e-3, warmup_steps=0, total_steps=10), 4 rows of 10, two steps with max_grad_norm=1.0: the weights after the second step differ (and .grad is not None after a step)."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def clipped_before_the_backward(model, batch, optimizer, scheduler, max_grad_norm):
+    """I clipped first, to have the gradients in bounds before anything uses them, then called backward(); at that point the gradients are the cleared ones of the last step (None), so nothing is ever clipped.
+    Differs on: a small BERT (H = 16, 2 layers, V = 40) with build_optimizer(lr=1e-3, warmup_steps=0, total_steps=10), 4 rows of 10, two steps with max_grad_norm=0.01: the second step's losses and the weights differ (the update uses the unclipped gradient)."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    logits = model.mlm(out.last_hidden_state[selected], model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    (mlm_loss + nsp_loss).backward()
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.correct
+def rows_looped_and_summed_nll(model, batch, optimizer, scheduler, max_grad_norm):
+    """A Python loop over the rows gathers each row's labelled hidden states with index_select; the MLM loss a summed nll_loss of log_softmax divided by N, the NSP loss the same by hand; keyword arguments to model.bert."""
+    out = model.bert(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"],
+                     attention_mask=batch["attention_mask"])
+    hidden, targets = [], []
+    for b in range(batch["labels"].shape[0]):
+        cols = (batch["labels"][b] != -100).nonzero().flatten()
+        hidden.append(out.last_hidden_state[b].index_select(0, cols))
+        targets.append(batch["labels"][b].index_select(0, cols))
+    hidden, targets = torch.cat(hidden), torch.cat(targets)
+    logits = model.mlm(hidden, model.bert.embeddings.word_embeddings.weight)
+    mlm_loss = F.nll_loss(F.log_softmax(logits, dim=-1), targets, reduction="sum") / len(targets)
+    nsp_logp = F.log_softmax(model.nsp(out.pooler_output), dim=-1)
+    nsp_loss = F.nll_loss(nsp_logp, batch["next_sentence_label"], reduction="sum") / len(nsp_logp)
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
     return mlm_loss.item(), nsp_loss.item()

@@ -1030,3 +1030,267 @@ def gram_matrix_accumulated_in_chunks(train_x, train_y, test_x, test_y, alpha=1.
     scores = np.concatenate([(t - mean) / std, np.ones((len(t), 1))], axis=1) @ W
     right = np.count_nonzero(scores.argmax(axis=1) == test_y.detach().cpu().numpy())
     return right / len(t)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX6_1.batch = 8
+
+
+@EX6_1.bug
+def map_read_with_keys_as_rows(probs, attention_mask, offset):
+    """I pictured the (T, T) map with the keys on the rows, so I read probs[b, h, i + offset, i], what the partner gives token i, instead of probs[b, h, i, i + offset]; it scores the opposite offset.
+    Differs on: the worked example (one head, rows [0.5, 0.25, 0.25], [0.6, 0.3, 0.1], [0.1, 0.2, 0.7], no padding), offset -1: 0.175 instead of 0.4."""
+    T = probs.shape[-1]
+    keys_first = probs.transpose(-2, -1)
+    i = torch.arange(max(0, -offset), min(T, T - offset))
+    values = keys_first[:, :, i, i + offset]
+    real = attention_mask.bool()
+    valid = (real[:, i] & real[:, i + offset]).to(probs.dtype)
+    return (values * valid[:, None]).sum(dim=(0, 2)) / valid.sum()
+
+
+@EX6_1.bug
+def only_the_partner_checked(probs, attention_mask, offset):
+    """The hint says padded keys are not real pairs, so I required the partner i + offset to be a real token and forgot the query: a padded query's row (a real distribution over the real keys) counts whenever its partner is real.
+    Differs on: B = 1, one head, T = 3, mask [1, 1, 0], rows [0.5, 0.5, 0], [0.6, 0.4, 0], [0.3, 0.7, 0] (the last a padded query), offset -1: 0.65 ((0.6 + 0.7) / 2) instead of 0.6."""
+    T = probs.shape[-1]
+    i = torch.arange(max(0, -offset), min(T, T - offset))
+    values = probs[:, :, i, i + offset]
+    partner_real = attention_mask[:, i + offset].to(probs.dtype)
+    return (values * partner_real[:, None]).sum(dim=(0, 2)) / partner_real.sum()
+
+
+@EX6_1.bug
+def divided_by_the_real_tokens(probs, attention_mask, offset):
+    """"The mean attention that a token gives": I added up the real pairs' probabilities and divided by the number of real tokens, not by the number of real pairs (a sentence of L tokens has only L - |offset| of them).
+    Differs on: the worked example (one head, rows [0.5, 0.25, 0.25], [0.6, 0.3, 0.1], [0.1, 0.2, 0.7], no padding), offset -1: 0.267 ((0.6 + 0.2) / 3) instead of 0.4."""
+    B, nh, T, _ = probs.shape
+    scores = torch.zeros(nh, dtype=probs.dtype)
+    real = attention_mask.bool()
+    for j in range(max(0, -offset), min(T, T - offset)):
+        both = (real[:, j] & real[:, j + offset]).to(probs.dtype)  # (B,)
+        scores += (probs[:, :, j, j + offset] * both[:, None]).sum(0)
+    return scores / real.sum()
+
+
+@EX6_1.bug
+def zero_probabilities_taken_for_padding(probs, attention_mask, offset):
+    """Padded keys have probability 0, so I kept the pairs whose probability is above 0 instead of reading the mask: a real pair given exactly 0 drops out, and a padded query's row (non-zero over the real keys) is counted.
+    Differs on: one head that puts each row on itself (B = 1, T = 3, rows [1, 0, 0], [0, 1, 0], [0, 0, 1], no padding), offset -1: nan (0 / 0) instead of 0.0."""
+    T = probs.shape[-1]
+    i = torch.arange(max(0, -offset), min(T, T - offset))
+    values = probs[:, :, i, i + offset]  # (B, nh, P)
+    kept = (values > 0).to(probs.dtype)
+    return (values * kept).sum(dim=(0, 2)) / kept.sum(dim=(0, 2))
+
+
+@EX6_1.correct
+def loops_over_sentences_and_queries_in_float64(probs, attention_mask, offset):
+    """Plain Python loops over sentences and queries, the partner's bounds and both masks tested by hand, the sums kept in float64 and divided at the end."""
+    B, nh, T, _ = probs.shape
+    p = probs.detach().to(torch.float64)
+    total = torch.zeros(nh, dtype=torch.float64)
+    count = 0
+    for b in range(B):
+        for q in range(T):
+            k = q + offset
+            if 0 <= k < T and attention_mask[b, q] != 0 and attention_mask[b, k] != 0:
+                total += p[b, :, q, k]
+                count += 1
+    return (total / count).to(probs.dtype)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX6_2.batch = 8
+
+
+@EX6_2.bug
+def mean_over_the_keys(probs, attention_mask):
+    """I wrote each row's entropy as -(p ln p).mean(-1), averaging over the keys where the formula sums over them, so every row's entropy is divided by T.
+    Differs on: one head spreading each row evenly over 2 keys (B = 1, T = 2, no padding): 0.347 (ln 2 / 2) instead of ln 2 = 0.693."""
+    plogp = torch.special.xlogy(probs, probs)  # (B, nh, T, T)
+    h = -plogp.mean(-1)  # (B, nh, T)
+    real = attention_mask.bool()[:, None, :].to(probs.dtype)
+    return (h * real).sum(dim=(0, 2)) / attention_mask.bool().sum()
+
+
+@EX6_2.bug
+def real_queries_counted_once_per_head(probs, attention_mask):
+    """I expanded the queries' mask to the entropies' shape (B, nh, T) to pick the real ones, and divided by the sum of that expanded mask, which counts every real query once for each head: every score comes out divided by nh.
+    Differs on: two heads that both spread each row evenly over 2 keys (B = 1, nh = 2, T = 2, no padding): [0.347, 0.347] instead of [0.693, 0.693]."""
+    h = -torch.special.xlogy(probs, probs).sum(-1)  # (B, nh, T)
+    real = attention_mask.bool()[:, None, :].expand_as(h)
+    return torch.where(real, h, torch.zeros((), dtype=h.dtype)).sum(dim=(0, 2)) / real.sum()
+
+
+@EX6_2.bug
+def normalised_by_the_uniform_ceiling(probs, attention_mask):
+    """To compare heads across sentence lengths I divided each row's entropy by ln of its number of real keys, the uniform ceiling the chapter compared with, so I return a fraction of the ceiling instead of nats.
+    Differs on: one head uniform over 4 real keys and one padded key (B = 1, T = 5, mask [1, 1, 1, 1, 0], every row [0.25, 0.25, 0.25, 0.25, 0]): 1.0 instead of ln 4 = 1.386."""
+    real = attention_mask.bool()
+    h = -torch.special.xlogy(probs, probs).sum(-1)  # (B, nh, T)
+    ceiling = real.sum(-1).to(probs.dtype).log()  # (B,): ln of each sentence's real keys
+    h = h / ceiling[:, None, None]
+    return (h * real[:, None, :].to(probs.dtype)).sum(dim=(0, 2)) / real.sum()
+
+
+@EX6_2.bug
+def zeros_replaced_by_ones_in_place(probs, attention_mask):
+    """To get 0 ln 0 = 0 I set the zero probabilities to 1 (1 · ln 1 = 0) with probs.masked_fill_(probs == 0, 1.0), writing the in-place version: the entropy is right, but the caller's probabilities now hold 1 wherever they held 0.
+    Differs on: one head, B = 1, T = 3, mask [1, 1, 0], every row [0.5, 0.5, 0]: returns ln 2 like the solution, but afterwards the caller's probs[..., 2] is 1.0 instead of 0."""
+    probs.masked_fill_(probs == 0, 1.0)
+    h = -(probs * probs.log()).sum(-1)  # (B, nh, T)
+    real = attention_mask.bool()
+    return h.permute(1, 0, 2)[:, real].mean(-1)
+
+
+@EX6_2.correct
+def numpy_log_where_positive(probs, attention_mask):
+    """numpy in float64: ln taken only where p > 0 (np.log with where= and out= zeros), the real queries picked by a boolean index and averaged together."""
+    p = probs.detach().cpu().to(torch.float64).numpy()  # (B, nh, T, T)
+    logs = np.log(p, out=np.zeros_like(p), where=p > 0)
+    h = -(p * logs).sum(-1)  # (B, nh, T)
+    real = attention_mask.detach().cpu().numpy().astype(bool)  # (B, T)
+    picked = h.transpose(1, 0, 2)[:, real]  # (nh, number of real queries)
+    return torch.from_numpy(picked.mean(-1)).to(probs.dtype)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX6_3.batch = 8
+
+
+@EX6_3.bug
+def zeroed_in_the_context_received(head, head_size):
+    """The context is only an intermediate tensor, so I zeroed the head's columns in args[0] itself, without a copy, and returned it: the model's output is right, but the tensor the caller handed in is changed.
+    Differs on: head 0, head_size 2, ctx = torch.ones(1, 2, 4) given as hook(None, (ctx,)): afterwards ctx[..., :2] is 0 (the solution leaves ctx all ones); with ctx = torch.ones(1, 2, 4, requires_grad=True) it raises RuntimeError."""
+    def hook(module, args):
+        context = args[0]
+        context[..., head * head_size:(head + 1) * head_size] = 0.0
+        return (context,)
+    return hook
+
+
+@EX6_3.bug
+def first_sentence_only(head, head_size):
+    """I wrote context[0, :, cols] = 0 on the copy, thinking of the first axis as the one sentence of the worked example, so the head is silenced in the batch's first sentence only.
+    Differs on: head 0, head_size 2, a context torch.ones(2, 3, 4): sentence 1 keeps its columns 0 and 1 at 1 (the solution zeroes them in both sentences)."""
+    def hook(module, args):
+        (context,) = args
+        context = context.clone()
+        context[0, :, head * head_size:(head + 1) * head_size] = 0.0
+        return (context,)
+    return hook
+
+
+@EX6_3.bug
+def slice_left_open_at_the_end(head, head_size):
+    """I wrote the slice as context[..., head * head_size:], leaving out its end, so the chosen head and every head after it are silenced.
+    Differs on: head 0, head_size 2, a context torch.ones(1, 1, 6) (3 heads): all six columns zeroed instead of columns 0 and 1 (right only for the last head)."""
+    def hook(module, args):
+        context = args[0].clone()
+        context[..., head * head_size:] = 0.0
+        return (context,)
+    return hook
+
+
+@EX6_3.bug
+def copied_off_the_graph(head, head_size):
+    """I made my copy with args[0].detach().clone(), to be sure that writing zeros into it could not disturb autograd; the forward is right, but the context reaching the output projection is cut off from the graph, so no gradient flows back through this layer's attention.
+    Differs on: a small BERT (H = 16, 2 layers, 2 heads) with my_head_mask_hook(0, 8) on layer 1's attention.output, loss = last_hidden_state.sum(): layer 1's attention.query, key and value weights and biases get no gradient (None), where the solution gives them the gradient that flows through head 1."""
+    def hook(module, args):
+        context = args[0].detach().clone()
+        context[..., head * head_size:(head + 1) * head_size] = 0
+        return (context,)
+    return hook
+
+
+@EX6_3.correct
+def concatenated_around_zeros(head, head_size):
+    """Out of place with torch.cat: the columns before the head, a block of zeros like the head's, and the columns after it."""
+    start, stop = head * head_size, (head + 1) * head_size
+
+    def hook(module, args):
+        context = args[0]
+        before, inside, after = context[..., :start], context[..., start:stop], context[..., stop:]
+        return (torch.cat([before, torch.zeros_like(inside), after], dim=-1),)
+    return hook
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX.batch = 8
+
+
+@EX.bug
+def ridge_alpha_added_to_every_entry(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I wrote the ridge term as A.T @ A + alpha, adding a number, which broadcasts α onto every entry of the matrix (α 11ᵀ, rank one) instead of onto its diagonal (α I): with fewer training words than features the matrix stays singular.
+    Differs on: the worked line with two more features that are 0 for every word (train x = [1, 0, 0], [1.5, 0, 0], [2, 0, 0] tag 0 and [3, 0, 0], [3.5, 0, 0], [4, 0, 0] tag 1; test [1.2, 0, 0], [3.8, 0, 0]): torch.linalg.solve raises (singular matrix), the solution returns 1.0; and torch.manual_seed(0); train_x = randn(8, 16), train_y = randint(3, (8,)), test_x = randn(20, 16), test_y = randint(3, (20,)): 0.30 instead of 0.35."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+
+    def design(x):
+        z = (x.double() - mean.double()) / std.double()
+        return torch.cat([z, torch.ones(len(z), 1, dtype=z.dtype)], dim=1)
+
+    A = design(train_x)
+    Y = F.one_hot(train_y, int(train_y.max()) + 1).double()
+    W = torch.linalg.solve(A.T @ A + alpha, A.T @ Y)
+    return (design(test_x) @ W).argmax(-1).eq(test_y).double().mean().item()
+
+
+@EX.bug
+def bias_left_out_after_centring(train_x, train_y, test_x, test_y, alpha=1.0):
+    """Standardising centres every feature, so I thought the column of ones had nothing left to do and left it out; without it the boundary between two tags sits at the training mean whatever the tags' frequencies.
+    Differs on: a line, train x = 0, 1, ..., 9 with tags 0 (x <= 7) and 1 (x = 8, 9), test x = 5, 6, 9 (tags 0, 0, 1): 0.333 instead of 1.0."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = ((train_x - mean) / std).double()
+    B = ((test_x - mean) / std).double()
+    Y = F.one_hot(train_y, int(train_y.max()) + 1).double()
+    W = torch.linalg.solve(A.T @ A + alpha * torch.eye(A.shape[1], dtype=A.dtype), A.T @ Y)
+    return ((B @ W).argmax(-1) == test_y).double().mean().item()
+
+
+@EX.bug
+def targets_built_from_the_test_tags(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I built the one-hot targets with F.one_hot(test_y, ...) where I meant train_y (the two names side by side in the signature): with as many test words as training words the fit runs, on the wrong tags.
+    Differs on: the worked line, train x = 1, 1.5, 2 (tag 0) and 3, 3.5, 4 (tag 1), test x = 3.8, 1.2, 3.4, 1.4, 3.2, 1.6 with tags 1, 0, 1, 0, 1, 0: 0.0 instead of 1.0 (with M different from N it raises)."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    ones = lambda z: torch.cat([z, torch.ones(len(z), 1, dtype=z.dtype)], 1)
+    A = ones(((train_x - mean) / std).double())
+    K = int(train_y.max()) + 1
+    Y = F.one_hot(test_y, K).double()
+    W = torch.linalg.solve(A.T @ A + alpha * torch.eye(A.shape[1], dtype=A.dtype), A.T @ Y)
+    predicted = (ones(((test_x - mean) / std).double()) @ W).argmax(1)
+    return float((predicted == test_y).sum()) / len(test_y)
+
+
+@EX.bug
+def numpy_straight_from_the_tensors(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I moved the words to numpy with .numpy() and did the ridge there in float64; hidden states taken from a model without torch.no_grad() still require grad, and torch refuses .numpy() on them (it needs .detach() first).
+    Differs on: the worked line (train x = 1, 1.5, 2 tag 0; 3, 3.5, 4 tag 1; test 1.2, 3.8) with train_x.requires_grad_(): RuntimeError, where the solution returns 1.0."""
+    X, Z = train_x.numpy().astype(np.float64), test_x.numpy().astype(np.float64)
+    y, t = train_y.numpy(), test_y.numpy()
+    mean, std = X.mean(0), np.maximum(X.std(0, ddof=1), 1e-6)
+    A = np.hstack([(X - mean) / std, np.ones((len(X), 1))])
+    Y = np.eye(int(y.max()) + 1)[y]
+    W = np.linalg.solve(A.T @ A + alpha * np.eye(A.shape[1]), A.T @ Y)
+    scores = np.hstack([(Z - mean) / std, np.ones((len(Z), 1))]) @ W
+    return float((scores.argmax(1) == t).mean())
+
+
+@EX.correct
+def ridge_by_qr_of_the_stacked_system(train_x, train_y, test_x, test_y, alpha=1.0):
+    """numpy in float64: the ridge as least squares on the design stacked over √α·I, solved through a QR decomposition and a triangular solve."""
+    X = train_x.detach().cpu().to(torch.float64).numpy()
+    Z = test_x.detach().cpu().to(torch.float64).numpy()
+    y, t = train_y.cpu().numpy(), test_y.cpu().numpy()
+    mean = X.mean(axis=0)
+    std = np.maximum(X.std(axis=0, ddof=1), 1e-6)
+    A = np.column_stack([(X - mean) / std, np.ones(len(X))])
+    K = int(y.max()) + 1
+    Y = np.zeros((len(y), K))
+    Y[np.arange(len(y)), y] = 1.0
+    stacked = np.vstack([A, np.sqrt(alpha) * np.eye(A.shape[1])])
+    targets = np.vstack([Y, np.zeros((A.shape[1], K))])
+    Q, R = np.linalg.qr(stacked)
+    W = np.linalg.solve(R, Q.T @ targets)
+    scores = np.column_stack([(Z - mean) / std, np.ones(len(Z))]) @ W
+    return float(np.mean(scores.argmax(axis=1) == t))

@@ -14,6 +14,7 @@ from collections import deque
 import torch.nn.functional as F
 import itertools
 import torch
+import heapq
 
 EX73 = Exercise("7.3", "pick_setting")
 
@@ -1464,3 +1465,295 @@ def layers_walked_from_the_top(model, top_layers=0):
         layer.requires_grad_(rank < top_layers)
     model.bert.pooler.requires_grad_(top_layers > 0)
     return sum(map(torch.numel, filter(lambda p: p.requires_grad, model.parameters())))
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX7_1.batch = 8
+
+
+@EX7_1.bug
+def head_and_tail_lengths_swapped(ids, max_length, head, cls_id, sep_id):
+    """I took `head` for the length of the part kept from the end (in the paper's 128 + 382 the head is the small part, and I pictured the small part as the verdict at the end), so I kept the first max_length - 2 - head tokens and the last head.
+    Differs on: the worked example, ids = [1, ..., 10], max_length = 7, head = 2, [CLS] = 101, [SEP] = 102: [101, 1, 2, 3, 9, 10, 102] instead of [101, 1, 2, 8, 9, 10, 102]."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need 0 <= head <= max_length - 2")
+    if len(ids) + 2 <= max_length:
+        return [cls_id] + list(ids) + [sep_id]
+    front = max_length - 2 - head
+    back = head
+    return [cls_id] + list(ids[:front]) + list(ids[len(ids) - back:]) + [sep_id]
+
+
+@EX7_1.bug
+def tail_taken_from_the_reversed_text(ids, max_length, head, cls_id, sep_id):
+    """I took the last `tail` tokens by reversing the text and keeping its first `tail`, and forgot to turn them back, so the tail comes out back to front.
+    Differs on: the worked example, ids = [1, ..., 10], max_length = 7, head = 2, [CLS] = 101, [SEP] = 102: [101, 1, 2, 10, 9, 8, 102] instead of [101, 1, 2, 8, 9, 10, 102]."""
+    if max_length < 2 or head < 0 or head > max_length - 2:
+        raise ValueError(f"bad arguments: max_length={max_length}, head={head}")
+    out = [cls_id]
+    if len(ids) + 2 <= max_length:
+        out.extend(ids)
+    else:
+        tail = max_length - 2 - head
+        out.extend(ids[:head])
+        backwards = ids[::-1]
+        out.extend(backwards[:tail])
+    out.append(sep_id)
+    return out
+
+
+@EX7_1.bug
+def pieces_joined_with_np_concatenate(ids, max_length, head, cls_id, sep_id):
+    """I glued [CLS], the head, the tail and [SEP] together with np.concatenate(...).tolist(); an empty piece (the head when head = 0, the tail when head = max_length - 2, or an empty text) is a float array to numpy, so every id comes back a float.
+    Differs on: ids = [1, ..., 10], max_length = 7, head = 0, [CLS] = 101, [SEP] = 102: [101.0, 6.0, 7.0, 8.0, 9.0, 10.0, 102.0] (floats) instead of the ints [101, 6, 7, 8, 9, 10, 102]; likewise ids = [] gives [101.0, 102.0]."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: head must lie in 0 .. {max_length - 2}")
+    n = len(ids)
+    if n + 2 <= max_length:
+        pieces = [[cls_id], ids, [sep_id]]
+    else:
+        tail = max_length - 2 - head
+        pieces = [[cls_id], ids[:head], ids[n - tail:], [sep_id]]
+    return np.concatenate(pieces).tolist()
+
+
+@EX7_1.bug
+def head_range_read_as_python_range(ids, max_length, head, cls_id, sep_id):
+    """I checked the head with `head not in range(0, max_length - 2)`, reading the statement's "0 .. max_length - 2" as a Python range, whose end is left out; so BERT's own cut, head = max_length - 2, raises.
+    Differs on: ids = [1, ..., 10], max_length = 7, head = 5: ValueError instead of [101, 1, 2, 3, 4, 5, 102]; and max_length = 2, head = 0: ValueError instead of [101, 102]."""
+    if max_length < 2 or head not in range(0, max_length - 2):
+        raise ValueError(f"max_length={max_length}, head={head}: need head in 0 .. {max_length - 2}")
+    n = len(ids)
+    if n + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[n - tail:], sep_id]
+
+
+@EX7_1.correct
+def middle_deleted_from_a_copy(ids, max_length, head, cls_id, sep_id):
+    """The arguments made Python ints and checked, then the surplus tokens deleted in one slice (del kept[head:head + surplus]) from a copy of the text."""
+    max_length, head = int(max_length), int(head)
+    if max_length < 2 or head < 0 or head > max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: head must be in 0 .. max_length - 2 = {max_length - 2}")
+    kept = list(ids)  # a copy: the caller's list stays as it is
+    surplus = len(kept) - (max_length - 2)
+    if surplus > 0:
+        del kept[head:head + surplus]
+    return [cls_id, *kept, sep_id]
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX7_2.batch = 8
+
+
+@EX7_2.bug
+def mean_of_the_tokens_pooled(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I fed the pooler the mean of the T hidden states, as sentence-transformers pools MiniLM, instead of the [CLS] row alone.
+    Differs on: H = K = 1, T = 2, hidden [[[2.], [0.]]] ([CLS] = 2, one more token 0), W_p = 0.5, b_p = 0, W = 3, b = 1, label 3.0: logit 2.386 and loss 0.377 instead of 3.285 and 0.081."""
+    pooled = torch.tanh(hidden.mean(dim=1) @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.bug
+def pooler_bias_added_after_the_tanh(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I half-remembered the pooler as tanh(W_p h) + b_p, adding its bias after the squashing.
+    Differs on: the worked example with b_p = 0.5 (H = K = 1, h_[CLS] = 2, W_p = 0.5, W = 3, b = 1, label 3.0): logit 4.785 (3·(tanh(1) + 0.5) + 1) instead of 3.715 (3·tanh(1.5) + 1), loss 3.185 instead of 0.511."""
+    cls = hidden[:, 0, :]
+    pooled = torch.tanh(cls @ pooler_weight.t()) + pooler_bias
+    logits = pooled @ weight.t() + bias
+    K = logits.shape[1]
+    if K == 1:
+        loss = F.mse_loss(logits[:, 0], labels.to(logits.dtype))
+    elif labels.is_floating_point():
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    else:
+        loss = F.cross_entropy(logits, labels)
+    return logits, loss
+
+
+@EX7_2.bug
+def cross_entropy_for_every_k_above_one(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For K > 1 I called F.cross_entropy whatever the labels, since it also accepts float (B, K) targets; with multi-hot labels it then takes them as one class distribution (a softmax over the K classes), not K yes/no questions.
+    Differs on: H = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = [[3], [0]], b = [1, 0], labels [[1., 0.]]: loss 0.037 instead of 0.365; and labels [[1., 1.]] gives 3.358 instead of 0.365."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:  # regression: (B,) against (B,)
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    else:
+        loss = F.cross_entropy(logits, labels if not labels.is_floating_point() else labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.bug
+def class_ids_made_one_hot_without_k(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For one class each I made the targets one-hot with F.one_hot(labels).float() and took the cross-entropy against them; without num_classes, one_hot makes only max(labels) + 1 columns.
+    Differs on: torch.manual_seed(0), hidden = randn(2, 3, 4), W_p = randn(4, 4), b_p = randn(4), W = randn(3, 4), b = randn(3), labels tensor([0, 1]) (K = 3, class 2 absent from the batch): RuntimeError (its (2, 2) one-hot targets do not fit the (2, 3) logits) instead of the loss 0.774 (with labels [0, 2] it agrees)."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        targets = F.one_hot(labels).to(logits.dtype)
+        loss = F.cross_entropy(logits, targets)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.correct
+def addmm_and_log_sigmoid(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """torch.addmm for the pooler and the classifier; MSE as the mean of squared differences, cross-entropy as nll_loss of log_softmax, the binary cross-entropy from F.logsigmoid of z and -z."""
+    cls = hidden[:, 0, :]  # (B, H)
+    pooled = torch.addmm(pooler_bias, cls, pooler_weight.t()).tanh()
+    logits = torch.addmm(bias, pooled, weight.t())  # (B, K)
+    if logits.size(1) == 1:
+        diff = logits[:, 0] - labels.to(logits.dtype)
+        loss = (diff * diff).mean()
+    elif labels.is_floating_point():
+        y = labels.to(logits.dtype)
+        loss = -(y * F.logsigmoid(logits) + (1 - y) * F.logsigmoid(-logits)).mean()
+    else:
+        loss = F.nll_loss(F.log_softmax(logits, dim=1), labels)
+    return logits, loss
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX73.batch = 8
+
+
+@EX73.bug
+def means_by_floor_division(dev, test):
+    """I wrote each setting's mean as sum(scores) // len(scores), the // out of habit from counting things, which floors the mean to a whole number.
+    Differs on: {"a": [80, 71], "b": [70, 70]}: ("a", 75, 6.364) instead of ("a", 75.5, 6.364); and the worked example: ("a", 0.0, 0.05) (both means floor to 0.0, the first wins) instead of ("b", 0.77, 0.01)."""
+    means = {setting: sum(scores) // len(scores) for setting, scores in dev.items()}
+    best = max(means, key=means.get)
+    return best, means[best], statistics.stdev(dev[best])
+
+
+@EX73.bug
+def bessel_correction_applied_twice(dev, test):
+    """I took statistics.stdev and then multiplied it by sqrt(n / (n - 1)) for the sample correction, not knowing stdev already divides by n - 1.
+    Differs on: the worked example {"a": [0.80, 0.70, 0.75], "b": [0.78, 0.76, 0.77]}: ("b", 0.77, 0.01225) instead of ("b", 0.77, 0.01)."""
+    best = max(dev, key=lambda s: statistics.fmean(dev[s]))
+    n = len(dev[best])
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best]) * math.sqrt(n / (n - 1))
+
+
+@EX73.bug
+def n_minus_one_without_parentheses(dev, test):
+    """By hand, I wrote the variance as ss / len(xs) - 1, meaning ss / (len(xs) - 1): without the parentheses it subtracts 1 after dividing by n.
+    Differs on: the worked example: ValueError (math domain error, a negative variance) instead of ("b", 0.77, 0.01); and {"a": [70, 90], "b": [75, 76]}: ("a", 80.0, 9.95) instead of ("a", 80.0, 14.14)."""
+    best, best_mean = None, None
+    for setting, scores in dev.items():
+        m = sum(scores) / len(scores)
+        if best_mean is None or m > best_mean:
+            best, best_mean = setting, m
+    xs = dev[best]
+    ss = sum((x - best_mean) ** 2 for x in xs)
+    return best, best_mean, math.sqrt(ss / len(xs) - 1)
+
+
+@EX73.bug
+def compared_on_the_seeds_all_settings_share(dev, test):
+    """Some settings had more seeds than others, so for a fair choice I compared the settings on their first k seeds only, k the fewest any setting has, and then reported the chosen one's mean and sd over all its seeds.
+    Differs on: {"a": [0.7, 0.7, 0.9], "b": [0.75, 0.75]}: ("b", 0.75, 0.0) instead of ("a", 0.7667, 0.1155)."""
+    k = min(len(scores) for scores in dev.values())
+    best = max(dev, key=lambda s: statistics.fmean(dev[s][:k]))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.correct
+def nlargest_and_euclidean_distance(dev, test):
+    """heapq.nlargest(1, ...) on math.fsum means for the choice; the sd as math.dist from the scores to their mean, over sqrt(n - 1)."""
+    (best,) = heapq.nlargest(1, dev, key=lambda s: math.fsum(dev[s]) / len(dev[s]))
+    xs = [float(x) for x in dev[best]]
+    n = len(xs)
+    mean = math.fsum(xs) / n
+    return best, mean, math.dist(xs, [mean] * n) / math.sqrt(n - 1)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX74.batch = 8
+
+
+@EX74.bug
+def layer_norms_left_trainable(model, top_layers=0):
+    """I froze model.bert but left every LayerNorm of it trainable (they are tiny, and adapter papers train them anyway), the embeddings' and the lower layers' included.
+    Differs on: minibert.BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=0: 98 instead of 18 (the five LayerNorms' 80 numbers still learn)."""
+    model.bert.requires_grad_(False)
+    for module in model.bert.modules():
+        if isinstance(module, torch.nn.LayerNorm):
+            module.requires_grad_(True)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def top_layers_chosen_with_a_strict_comparison(model, top_layers=0):
+    """I switched each layer on when its index i > n - top_layers, one too strict: the top k are i >= n - k, so the lowest of them stays frozen (and with k = 1 no layer learns).
+    Differs on: BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=1: 90 instead of 690 (the pooler and the head only); top_layers=2: 690 instead of 1290."""
+    model.bert.embeddings.requires_grad_(False)
+    layers = model.bert.encoder.layers
+    n = len(layers)
+    for i, layer in enumerate(layers):
+        layer.requires_grad_(i > n - top_layers)
+    model.bert.pooler.requires_grad_(top_layers > 0)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def lower_layers_frozen_with_minus_k_slice(model, top_layers=0):
+    """I froze the lower layers as layers[:-top_layers] and switched the top ones on as layers[len - top_layers:]; for top_layers = 0, layers[:-0] is layers[:0], empty, so no layer gets frozen.
+    Differs on: BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), fresh, top_layers=0: 1218 instead of 18 (both layers still learn)."""
+    model.bert.embeddings.requires_grad_(False)
+    layers = model.bert.encoder.layers
+    for layer in layers[:-top_layers]:
+        layer.requires_grad_(False)
+    for layer in layers[len(layers) - top_layers:]:
+        layer.requires_grad_(True)
+    model.bert.pooler.requires_grad_(top_layers > 0)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def top_layers_unfrozen_through_the_decay_filter(model, top_layers=0):
+    """To pick the top layers' parameters I reused the name filter of my optimizer's weight-decay group (names without "bias" or "LayerNorm.weight"), so the top layers' biases stay frozen.
+    Differs on: BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=1: 618 instead of 690 (the layer's 72 bias numbers stay frozen)."""
+    no_decay = ("bias", "LayerNorm.weight")
+    for p in model.bert.parameters():
+        p.requires_grad = False
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            for name, p in layer.named_parameters():
+                if not any(nd in name for nd in no_decay):
+                    p.requires_grad = True
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def flags_planned_per_module(model, top_layers=0):
+    """A plan of (module, flag) pairs, the layers' flags from [False] * (n - k) + [True] * k zipped with the layers; every parameter of each module set from its flag; the count by a loop."""
+    layers = model.bert.encoder.layers
+    n = len(layers)
+    flags = [False] * (n - top_layers) + [True] * top_layers
+    plan = [(model.bert.embeddings, False), *zip(layers, flags), (model.bert.pooler, top_layers > 0)]
+    for module, flag in plan:
+        for p in module.parameters():
+            p.requires_grad = flag
+    total = 0
+    for p in model.parameters():
+        if p.requires_grad:
+            total += p.numel()
+    return total

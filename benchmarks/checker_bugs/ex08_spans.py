@@ -12,6 +12,8 @@ import numpy as np
 import torch
 
 from . import Exercise
+import torch.nn.functional as F
+import difflib
 
 EX82 = Exercise("8.2", "best_span")
 
@@ -1544,3 +1546,303 @@ def bincount_over_a_shared_vocabulary(prediction, gold):
     g_counts = np.bincount([vocabulary[w] for w in g], minlength=len(vocabulary))
     shared = int(np.minimum(p_counts, g_counts).sum())
     return 2 * shared / (len(p) + len(g)) if shared else 0.0
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX8_1.batch = 8
+
+
+@EX8_1.bug
+def first_piece_only_kept(words, word_labels, tokenizer):
+    """I kept only each word's first piece in input_ids, since the other pieces carry no label anyway (-100).
+    Differs on: the worked example, ["Ishmael", "met", "Luthuli"], [1, 0, 1], all-MiniLM-L6-v2's tokenizer: input_ids [101, 2003, 2777, 11320, 102] and labels [-100, 1, 0, 1, -100] instead of 9 ids [101, 2003, 22444, 2884, 2777, 11320, 2705, 15859, 102] and [-100, 1, -100, -100, 0, 1, -100, -100, -100]."""
+    input_ids = [tokenizer.cls_token_id]
+    labels = [-100]
+    for word, label in zip(words, word_labels):
+        pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+        input_ids.append(pieces[0])
+        labels.append(label)
+    input_ids.append(tokenizer.sep_token_id)
+    labels.append(-100)
+    return input_ids, labels
+
+
+@EX8_1.bug
+def one_minus_100_per_piece_after_the_label(words, word_labels, tokenizer):
+    """After each word's label I added a -100 for each of its pieces, [label] + [-100] * len(pieces), counting the first piece twice: each word gets one label too many.
+    Differs on: the worked example, ["Ishmael", "met", "Luthuli"], [1, 0, 1], all-MiniLM-L6-v2's tokenizer: 12 labels [-100, 1, -100, -100, -100, 0, -100, 1, -100, -100, -100, -100] for the 9 ids, instead of [-100, 1, -100, -100, 0, 1, -100, -100, -100]."""
+    ids, labels = [tokenizer.cls_token_id], [-100]
+    for k in range(len(words)):
+        pieces = tokenizer(words[k], add_special_tokens=False)["input_ids"]
+        ids = ids + pieces
+        labels = labels + [word_labels[k]] + [-100] * len(pieces)
+    return ids + [tokenizer.sep_token_id], labels + [-100]
+
+
+@EX8_1.bug
+def each_word_tokenized_with_its_specials(words, word_labels, tokenizer):
+    """I tokenized each word with tokenizer(word)["input_ids"], its defaults, which wrap every word in its own [CLS] ... [SEP]; the word's label then sits on that inner [CLS].
+    Differs on: ["met", "Luthuli"], [0, 1], all-MiniLM-L6-v2's tokenizer: input_ids [101, 101, 2777, 102, 101, 11320, 2705, 15859, 102, 102] and labels [-100, 0, -100, -100, 1, -100, -100, -100, -100, -100] instead of [101, 2777, 11320, 2705, 15859, 102] and [-100, 0, 1, -100, -100, -100]."""
+    per_word = [tokenizer(word)["input_ids"] for word in words]
+    input_ids = [tokenizer.cls_token_id] + [i for pieces in per_word for i in pieces] + [tokenizer.sep_token_id]
+    labels = [-100]
+    for pieces, label in zip(per_word, word_labels):
+        labels += [label] + [-100] * (len(pieces) - 1)
+    labels.append(-100)
+    return input_ids, labels
+
+
+@EX8_1.bug
+def ignored_positions_marked_minus_one(words, word_labels, tokenizer):
+    """I marked the positions the loss must skip with -1 (the "no label" value I had seen in older tagging code), not -100, PyTorch's default ignore_index.
+    Differs on: the worked example, ["Ishmael", "met", "Luthuli"], [1, 0, 1], all-MiniLM-L6-v2's tokenizer: labels [-1, 1, -1, -1, 0, 1, -1, -1, -1] instead of [-100, 1, -100, -100, 0, 1, -100, -100, -100]."""
+    IGNORE = -1
+    pieces_per_word = [tokenizer(w, add_special_tokens=False)["input_ids"] for w in words]
+    input_ids = [tokenizer.cls_token_id]
+    for pieces in pieces_per_word:
+        input_ids.extend(pieces)
+    input_ids.append(tokenizer.sep_token_id)
+    labels = [IGNORE] * len(input_ids)
+    position = 1
+    for pieces, label in zip(pieces_per_word, word_labels):
+        labels[position] = label
+        position += len(pieces)
+    return input_ids, labels
+
+
+@EX8_1.correct
+def pairs_yielded_then_unzipped(words, word_labels, tokenizer):
+    """A generator yields (id, label) pairs, the label on piece 0 of each word and -100 elsewhere; zip(*...) splits them into the two lists."""
+    def pairs():
+        yield tokenizer.cls_token_id, -100
+        for word, label in zip(words, word_labels):
+            for k, piece in enumerate(tokenizer(word, add_special_tokens=False)["input_ids"]):
+                yield piece, (label if k == 0 else -100)
+        yield tokenizer.sep_token_id, -100
+    input_ids, labels = zip(*pairs())
+    return list(input_ids), list(labels)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX82.batch = 8
+
+
+@EX82.bug
+def pair_matrix_from_torch_outer(start_logits, end_logits, context_mask, max_answer_length):
+    """I built the (T, T) matrix of every pair with torch.outer(start_logits, end_logits), which I took for the outer sum; it is the outer product, so each span scores S·T_i times E·T_j.
+    Differs on: the worked example (start [0, 0, 0, 0, 0.5, 0, 3, 0], end [0, 0, 0, 0, 2, 0.5, 0, 0], passage 4 to 6, max_answer_length 30): (4, 4, 1.0) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    scores = torch.outer(start_logits, end_logits)
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = (j >= i) & (j - i + 1 <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    best_i, best_j = divmod(int(scores.argmax()), T)
+    return best_i, best_j, float(scores[best_i, best_j])
+
+
+@EX82.bug
+def upper_triangle_kept_with_triu(start_logits, end_logits, context_mask, max_answer_length):
+    """I kept j >= i with torch.triu(scores), as the hint suggests, and masked only the length and the passage with -inf; triu puts 0, not -inf, below the diagonal, so an end before its start scores 0.
+    Differs on: T = 4, mask [F, T, T, F], start [0, -1, -2, 0], end [0, -2, -1, 0], max_answer_length 2: (2, 1, 0.0) instead of (1, 2, -2.0)."""
+    T = start_logits.shape[0]
+    scores = torch.triu(start_logits[:, None] + end_logits[None, :])  # j >= i
+    rows, cols = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    keep = (cols - rows + 1 <= max_answer_length) & context_mask[:, None] & context_mask[None, :]
+    scores = scores.masked_fill(~keep, float("-inf"))
+    flat = int(scores.argmax())
+    i, j = flat // T, flat % T
+    return i, j, float(scores[i, j])
+
+
+@EX82.bug
+def forbidden_pairs_added_as_zero_times_inf(start_logits, end_logits, context_mask, max_answer_length):
+    """I added the constraints as an additive mask, (~allowed).to(dtype) * -inf, as for attention; but 0 * -inf is nan, so every allowed pair becomes nan and argmax, which treats nan as the largest, returns the first allowed pair.
+    Differs on: the worked example (start [0, 0, 0, 0, 0.5, 0, 3, 0], end [0, 0, 0, 0, 2, 0.5, 0, 0], passage 4 to 6, max_answer_length 30): (4, 4, nan) instead of (6, 6, 3.0)."""
+    T = start_logits.shape[0]
+    pos = torch.arange(T)
+    allowed = (pos[None, :] >= pos[:, None]) & (pos[None, :] - pos[:, None] < max_answer_length)
+    allowed = allowed & context_mask[:, None] & context_mask[None, :]
+    scores = start_logits[:, None] + end_logits[None, :]
+    scores = scores + (~allowed).to(scores.dtype) * float("-inf")
+    i, j = divmod(int(torch.argmax(scores)), T)
+    return i, j, scores[i, j].item()
+
+
+@EX82.bug
+def search_done_on_numpy_views(start_logits, end_logits, context_mask, max_answer_length):
+    """I did the search in numpy, starting from start_logits.numpy() and end_logits.numpy(); logits straight out of a model that was not run under torch.no_grad() still require grad, and .numpy() refuses them (it needed .detach() first).
+    Differs on: the worked example with start_logits and end_logits made with requires_grad=True (as a model's outputs are): RuntimeError ("Can't call numpy() on Tensor that requires grad") instead of (6, 6, 3.0)."""
+    s, e = start_logits.numpy(), end_logits.numpy()
+    m = context_mask.numpy()
+    T = s.shape[0]
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    allowed = (j >= i) & (j - i + 1 <= max_answer_length) & m[:, None] & m[None, :]
+    scores = np.where(allowed, s[:, None] + e[None, :], -np.inf)
+    best_i, best_j = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    return int(best_i), int(best_j), float(scores[best_i, best_j])
+
+
+@EX82.correct
+def pairs_listed_with_combinations(start_logits, end_logits, context_mask, max_answer_length):
+    """Every (i, j) with i <= j listed by torch.combinations(..., with_replacement=True) in row order, filtered by length and passage, scored by indexing; the first best kept."""
+    T = start_logits.shape[0]
+    pairs = torch.combinations(torch.arange(T), r=2, with_replacement=True)  # (0, 0), (0, 1), ..., (T-1, T-1)
+    i, j = pairs[:, 0], pairs[:, 1]
+    keep = (j - i < max_answer_length) & context_mask[i] & context_mask[j]
+    i, j = i[keep], j[keep]
+    scores = start_logits[i] + end_logits[j]  # in the logits' dtype
+    k = int(scores.argmax())
+    return int(i[k]), int(j[k]), float(scores[k])
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX8_3.batch = 8
+
+
+@EX8_3.bug
+def exponentials_over_the_whole_batch(batch, scorer):
+    """I wrote the softmax out as e = exp(logits - logits.max()), then e / e.sum(), forgetting the dim in the max and the sum, so the B·C exponentials are normalised together and each question's probabilities no longer add up to 1.
+    Differs on: B = 2, C = 2, T = 1, input_ids [[[1], [2]], [[3], [5]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].float(): probs [[0.015, 0.041], [0.113, 0.831]] instead of [[0.269, 0.731], [0.119, 0.881]] (with B = 1 it comes out right)."""
+    B, C, T = batch["input_ids"].shape
+    ids = batch["input_ids"].reshape(B * C, T)
+    types = batch["token_type_ids"].reshape(B * C, T)
+    mask = batch["attention_mask"].reshape(B * C, T)
+    logits = scorer(ids, types, mask).reshape(B, C)
+    e = torch.exp(logits - logits.max())
+    return logits, e / e.sum()
+
+
+@EX8_3.bug
+def sigmoid_of_each_choice(batch, scorer):
+    """I turned each choice's score into a probability with its own sigmoid (is this ending right, yes or no?), not a softmax over the question's C choices.
+    Differs on: B = 1, C = 2, T = 1, input_ids [[[1], [2]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].float(): probs [[0.731, 0.881]] instead of [[0.269, 0.731]]."""
+    B, C, T = batch["input_ids"].shape
+    flat = {k: v.reshape(B * C, T) for k, v in batch.items()}
+    logits = scorer(flat["input_ids"], flat["token_type_ids"], flat["attention_mask"]).view(B, C)
+    return logits, torch.sigmoid(logits)
+
+
+@EX8_3.bug
+def rows_scored_one_by_one_as_vectors(batch, scorer):
+    """I flattened to (B·C, T) and scored the rows one at a time, scorer(ids[n], types[n], mask[n]), handing the scorer a (T,) vector where it takes (N, T) rows; a scorer that reads column 0 of its rows fails on it.
+    Differs on: B = 1, C = 2, T = 1, input_ids [[[1], [2]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].float(): IndexError (too many indices for a 1-d tensor) instead of logits [[1., 2.]] (a scorer summing over its last axis happens to work)."""
+    B, C, T = batch["input_ids"].shape
+    ids = batch["input_ids"].reshape(-1, T)
+    types = batch["token_type_ids"].reshape(-1, T)
+    mask = batch["attention_mask"].reshape(-1, T)
+    scores = [scorer(ids[n], types[n], mask[n]) for n in range(B * C)]
+    logits = torch.stack(scores).reshape(B, C)
+    return logits, logits.softmax(dim=-1)
+
+
+@EX8_3.bug
+def scores_copied_into_a_table_of_floats(batch, scorer):
+    """I put the B·C scores back into a (B, C) table of Python floats, row b = n // C, column c = n % C, and made the logits with torch.tensor(table): that is float32 whatever the scorer gave, and cut off from the scorer's gradients.
+    Differs on: B = 1, C = 2, T = 1, input_ids [[[1], [2]]], token_type_ids and attention_mask zeros, scorer(ids, types, mask) = ids[:, 0].double() / 3: float32 logits [[0.33333334, 0.6666667]] instead of float64 [[0.3333333333333333, 0.6666666666666666]]; and with a scorer that has parameters, logits.sum().backward() fails."""
+    B, C, T = batch["input_ids"].shape
+    flat = [batch[name].reshape(B * C, T) for name in ("input_ids", "token_type_ids", "attention_mask")]
+    scores = scorer(*flat)
+    table = [[0.0] * C for _ in range(B)]
+    for n, score in enumerate(scores.tolist()):
+        b, c = divmod(n, C)
+        table[b][c] = score
+    logits = torch.tensor(table)
+    return logits, logits.softmax(dim=1)
+
+
+@EX8_3.correct
+def one_choice_at_a_time_stacked_on_dim_one(batch, scorer):
+    """A loop over the C choices, each scored for all B questions at once (batch[name][:, c]), the C score vectors stacked on dim 1; F.softmax over dim 1."""
+    C = batch["input_ids"].shape[1]
+    columns = []
+    for c in range(C):
+        ids, types, mask = (batch[name][:, c].contiguous() for name in ("input_ids", "token_type_ids", "attention_mask"))
+        columns.append(scorer(ids, types, mask))  # (B,)
+    logits = torch.stack(columns, dim=1)  # (B, C)
+    return logits, F.softmax(logits, dim=1)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX84.batch = 8
+
+
+def _normalised_tokens_b8(text):
+    text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+    return re.sub(r"\b(a|an|the)\b", " ", text).split()
+
+
+@EX84.bug
+def nothing_shared_left_to_the_formula(prediction, gold):
+    """I went straight from the shared count to P, R and 2PR / (P + R), without the "0 when nothing is shared" case: with no token in common P + R is 0 and the division fails.
+    Differs on: "Ahab" against "Ishmael": ZeroDivisionError instead of 0.0."""
+    p, g = _normalised_tokens_b8(prediction), _normalised_tokens_b8(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    precision = shared / len(p)
+    recall = shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def split_first_then_each_token_cleaned(prediction, gold):
+    """I split on whitespace first and then cleaned each token (lower case, punctuation deleted, articles dropped); a token made only of punctuation, like a lone "-", is left as an empty token "" and counts as a word.
+    Differs on: "Ahab - captain" against "Ahab captain": 0.8 (tokens ahab, "", captain) instead of 1.0; and "..." against "": 0.0 instead of 1.0."""
+    def tokens(text):
+        out = []
+        for word in text.split():
+            word = "".join(ch for ch in word.lower() if ch not in string.punctuation)
+            if word not in ("a", "an", "the"):
+                out.append(word)
+        return out
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return float(p == g)
+    shared = sum((Counter(p) & Counter(g)).values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.bug
+def overlap_from_difflib_ratio(prediction, gold):
+    """After the normalisation I used difflib.SequenceMatcher(None, p, g).ratio() on the two token lists, whose 2·M / (|p| + |g|) is the F1 formula; but M counts tokens matched in order, not the multiset overlap.
+    Differs on: "Ahab captain" against "captain Ahab": 0.5 instead of 1.0 (the statement's worked examples all agree)."""
+    p, g = _normalised_tokens_b8(prediction), _normalised_tokens_b8(gold)
+    if not p or not g:
+        return float(p == g)
+    return difflib.SequenceMatcher(None, p, g).ratio()
+
+
+@EX84.bug
+def no_answer_rule_copied_from_its_condition(prediction, gold):
+    """In the no-answer branch, `if not p or not g:`, I returned float(not p or not g), copying the condition where I meant "both are empty", so an empty side against a real answer scores 1.
+    Differs on: "Ahab" against "": 1.0 instead of 0.0; and "The" against "Pequod": 1.0 instead of 0.0."""
+    p, g = _normalised_tokens_b8(prediction), _normalised_tokens_b8(gold)
+    if not p or not g:
+        return float(not p or not g)
+    common = Counter(p) & Counter(g)
+    shared = sum(common.values())
+    if shared == 0:
+        return 0.0
+    precision, recall = shared / len(p), shared / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+@EX84.correct
+def character_loop_and_min_counts(prediction, gold):
+    """Lower case and punctuation by a character loop, the article pattern compiled once; the overlap as the sum over distinct tokens of min(p.count, g.count); F1 as 2·shared / (|p| + |g|)."""
+    articles = re.compile(r"\b(?:a|an|the)\b")
+
+    def tokens(text):
+        kept = []
+        for ch in text.lower():
+            if ch not in string.punctuation:
+                kept.append(ch)
+        return articles.sub(" ", "".join(kept)).split()
+    p, g = tokens(prediction), tokens(gold)
+    if not p or not g:
+        return 1.0 if p == g else 0.0
+    shared = sum(min(p.count(w), g.count(w)) for w in set(p))
+    return 2 * shared / (len(p) + len(g))

@@ -12,6 +12,8 @@ import math
 import statistics
 from scipy import stats
 import torch.nn.functional as F
+from scipy import special, stats
+import itertools
 
 EX = Exercise("9.3", "concat_last_four")
 WEIGHTED = "weighted_sum_last_four"
@@ -699,3 +701,192 @@ def slices_of_a_new_empty_tensor(hidden_states):
     for i, h in enumerate(top):
         out[..., i * H:(i + 1) * H] = h
     return out
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX9_1.batch = 8
+
+
+@EX9_1.bug
+def ignore_label_written_as_a_float(input_ids, attention_mask):
+    """I picked the next token or the ignore label with torch.where(next_is_real, next_ids, -100.0), writing -100 as a float literal, and the float scalar turns the labels into float32.
+    Differs on: input_ids [[2, 11, 12, 13, 3, 0]], mask [[1, 1, 1, 1, 1, 0]] (the worked example): float32 [11., 12., 13., 3., -100., -100.] instead of int64 [11, 12, 13, 3, -100, -100] (cross_entropy then refuses them as class indices)."""
+    next_is_real = attention_mask[:, 1:] == 1
+    shifted = torch.where(next_is_real, input_ids[:, 1:], -100.0)  # (B, T - 1)
+    last_column = torch.full_like(shifted[:, :1], -100)  # nothing follows the last position
+    return torch.cat([shifted, last_column], dim=1)
+
+
+@EX9_1.bug
+def shifted_along_the_flattened_batch(input_ids, attention_mask):
+    """I flattened the batch into one long sequence and shifted it by one there, so a row whose last position is a real token takes the next row's [CLS] as its label.
+    Differs on: input_ids [[2, 11, 12, 3], [2, 13, 3, 0]], mask [[1, 1, 1, 1], [1, 1, 1, 0]]: row 0 gets [11, 12, 3, 2] instead of [11, 12, 3, -100] (the last row is right)."""
+    B, T = input_ids.shape
+    ids = input_ids.reshape(-1)
+    mask = attention_mask.reshape(-1)
+    labels = torch.full_like(ids, -100)
+    labels[:-1] = torch.where(mask[1:] == 1, ids[1:], torch.full_like(ids[1:], -100))
+    return labels.view(B, T)
+
+
+@EX9_1.bug
+def row_length_from_the_first_zero_by_argmin(input_ids, attention_mask):
+    """I found each row's length as the position of its first padding, attention_mask.argmin(dim=1), which is 0 for a row with no padding at all (every entry is the minimum).
+    Differs on: input_ids [[2, 11, 12, 3]], mask [[1, 1, 1, 1]] (no padding): [-100, -100, -100, -100] instead of [11, 12, 3, -100]."""
+    lengths = attention_mask.argmin(dim=1)
+    labels = torch.full_like(input_ids, -100)
+    for b in range(input_ids.shape[0]):
+        n = int(lengths[b])
+        labels[b, :max(n - 1, 0)] = input_ids[b, 1:n]
+    return labels
+
+
+@EX9_1.bug
+def only_the_last_real_token_blanked(input_ids, attention_mask):
+    """I shifted the ids left, then put -100 at each row's last real token (length - 1) and in the last column, and forgot the padding positions, which keep the [PAD] id that follows them.
+    Differs on: input_ids [[2, 11, 3, 0, 0]], mask [[1, 1, 1, 0, 0]] (two padding positions): [11, 3, -100, 0, -100] instead of [11, 3, -100, -100, -100] (the worked example, with one [PAD], comes out right)."""
+    labels = torch.full_like(input_ids, -100)
+    labels[:, :-1] = input_ids[:, 1:]
+    last_real = attention_mask.sum(dim=1) - 1
+    labels[torch.arange(input_ids.shape[0]), last_real] = -100
+    return labels
+
+
+@EX9_1.correct
+def numpy_where_on_appended_columns(input_ids, attention_mask):
+    """numpy: a column of -100 (and of 0 for the mask) appended on the right of the shifted arrays, np.where, back to torch in the ids' dtype."""
+    ids = input_ids.detach().cpu().numpy()
+    mask = attention_mask.detach().cpu().numpy()
+    next_ids = np.concatenate([ids[:, 1:], np.full((ids.shape[0], 1), -100, dtype=ids.dtype)], axis=1)
+    next_real = np.concatenate([mask[:, 1:], np.zeros((mask.shape[0], 1), dtype=mask.dtype)], axis=1) == 1
+    labels = np.where(next_real, next_ids, np.array(-100, dtype=ids.dtype))
+    return torch.from_numpy(labels.astype(ids.dtype)).to(input_ids.device)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX9_2.batch = 8
+
+
+@EX9_2.bug
+def pooled_variance_student_interval(a, b, confidence=0.95):
+    """I used the two-sample t interval from my statistics course: one pooled variance over both variants and n_a + n_b - 2 degrees of freedom, which is Student's, not Welch's.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): about (10, 4.07, 15.93) instead of (10, 1.99, 18.01)."""
+    na, nb = len(a), len(b)
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    ssa = sum((x - ma) ** 2 for x in a)
+    ssb = sum((x - mb) ** 2 for x in b)
+    pooled = (ssa + ssb) / (na + nb - 2)
+    se = math.sqrt(pooled * (1 / na + 1 / nb))
+    t = stats.t.ppf((1 + confidence) / 2, na + nb - 2)
+    difference = ma - mb
+    return difference, difference - t * se, difference + t * se
+
+
+@EX9_2.bug
+def degrees_of_freedom_with_the_raw_variances_squared(a, b, confidence=0.95):
+    """In ν's denominator I squared the sample variances themselves, s_a⁴ / (n_a - 1), forgetting that it is (s_a² / n_a)² that is squared, as in the numerator.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): ν about 0.34 instead of 3.31, an interval about (10, -5983, 6003) instead of (10, 1.99, 18.01)."""
+    na, nb = len(a), len(b)
+    sa2, sb2 = statistics.variance(a), statistics.variance(b)
+    se2 = sa2 / na + sb2 / nb
+    nu = se2 ** 2 / (sa2 ** 2 / (na - 1) + sb2 ** 2 / (nb - 1))
+    half = stats.t.ppf((1 + confidence) / 2, nu) * math.sqrt(se2)
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def lower_tail_quantile(a, b, confidence=0.95):
+    """I took the quantile that leaves (1 - confidence) / 2 in the lower tail, t.ppf((1 - confidence) / 2, ν), which is negative, so my low and high come out swapped.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): about (10, 18.01, 1.99) instead of (10, 1.99, 18.01)."""
+    va = statistics.variance(a) / len(a)
+    vb = statistics.variance(b) / len(b)
+    nu = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    t = stats.t.ppf((1 - confidence) / 2, nu)
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    half = t * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def scores_centred_in_place(a, b, confidence=0.95):
+    """To get the sums of squares I subtracted each list's mean from its scores in place (a[i] -= mean), reusing the lists I was given.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52] (the worked example): the right (10, 1.99, 18.01), but the caller's a becomes [-4.0, 0.0, 4.0] and b [-1.0, 1.0, 0.0, 4.0, -4.0] (a second call on them gives a difference of 0)."""
+    means = []
+    variances = []
+    for scores in (a, b):
+        mean = sum(scores) / len(scores)
+        for i in range(len(scores)):
+            scores[i] -= mean
+        means.append(mean)
+        variances.append(sum(x * x for x in scores) / (len(scores) - 1))
+    va, vb = variances[0] / len(a), variances[1] / len(b)
+    nu = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    half = stats.t.ppf((1 + confidence) / 2, nu) * math.sqrt(va + vb)
+    difference = means[0] - means[1]
+    return difference, difference - half, difference + half
+
+
+@EX9_2.correct
+def sums_by_hand_and_stdtrit(a, b, confidence=0.95):
+    """Plain Python sums for the means and the (n - 1) variances, math.fsum, and the t quantile from scipy.special.stdtrit."""
+    def mean_and_squared_se(xs):
+        n = len(xs)
+        m = math.fsum(xs) / n
+        return m, math.fsum((x - m) ** 2 for x in xs) / (n - 1) / n, n
+
+    ma, va, na = mean_and_squared_se(list(a))
+    mb, vb, nb = mean_and_squared_se(list(b))
+    nu = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    half = float(special.stdtrit(nu, 0.5 + confidence / 2)) * math.sqrt(va + vb)
+    difference = ma - mb
+    return difference, difference - half, difference + half
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX.batch = 8
+
+
+@EX.bug
+def each_state_layer_normalised_before_joining(hidden_states):
+    """The layers' scales differ, so I layer-normalised each of the top four states (F.layer_norm over H, no weights) before putting them side by side, as ELMo's mix can.
+    Differs on: 5 random states of shape (2, 3, 4): every 4-wide block has mean 0 and variance 1 per token instead of holding the states' own values."""
+    top = hidden_states[-4:]
+    return torch.cat([F.layer_norm(h, h.shape[-1:]) for h in top], dim=-1)
+
+
+@EX.bug(checker="weighted_sum_last_four")
+def scale_only_on_the_first_term(hidden_states, mix, scale):
+    """I started the running sum with the scaled first term, out = scale · w_0 · h_0, then added w_j · h_j for the others, so γ multiplies only the lowest state.
+    Differs on: 5 random states of shape (2, 3, 4), mix = zeros(4), scale = 2: h_{L-3}/2 + (h_{L-2} + h_{L-1} + h_L)/4 instead of (h_{L-3} + h_{L-2} + h_{L-1} + h_L)/2 (equal when scale = 1)."""
+    weights = torch.softmax(mix, dim=0)
+    top = hidden_states[-len(weights):]
+    out = scale * weights[0] * top[0]
+    for w, h in zip(weights[1:], top[1:]):
+        out = out + w * h
+    return out
+
+
+@EX.bug
+def layer_numbers_clamped_at_one(hidden_states):
+    """I listed the layers L-3 .. L with L = len(hidden_states) - 1 and clamped the first at layer 1, as layers are numbered from 1, so a shallow model never gets its embeddings.
+    Differs on: 3 states of shape (2, 3, 4) (the L = 2 model): (2, 3, 8), layers 1 and 2, instead of (2, 3, 12) with the embeddings first (and 4 states, L = 3, give 12 wide instead of 16)."""
+    L = len(hidden_states) - 1
+    first = max(1, L - 3)
+    return torch.cat([hidden_states[i] for i in range(first, L + 1)], dim=-1)
+
+
+@EX.bug(checker="weighted_sum_last_four")
+def kept_dimension_squeezed_away(hidden_states, mix, scale):
+    """I summed the weighted states with keepdim=True and then called .squeeze() to drop that axis, which also drops the batch axis of a single sentence (and a length-1 axis anywhere).
+    Differs on: 5 random states of shape (1, 3, 4), mix = zeros(4), scale = 1: shape (3, 4) instead of (1, 3, 4) (and (2, 1, 4) states give (2, 4))."""
+    states = torch.stack(hidden_states[-4:], dim=0)
+    weights = mix.softmax(dim=0).view(-1, 1, 1, 1)
+    return scale * (weights * states).sum(dim=0, keepdim=True).squeeze()
+
+
+@EX.correct
+def reversed_islice_then_flipped_back(hidden_states):
+    """The top states read from the end with itertools.islice(reversed(...), 4), put back in bottom-up order, then torch.concat on axis 2."""
+    top = list(itertools.islice(reversed(tuple(hidden_states)), 4))[::-1]
+    return torch.concat(top, dim=2)

@@ -835,3 +835,190 @@ def numpy_candidates_first_that_fits(batch_size, seq_len, processes, micro_batch
     g = np.arange(1, share + 1, dtype=np.int64)
     ok = (share % g == 0) & (share // g * seq_len <= micro_batch_tokens)
     return int(g[np.argmax(ok)])
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX10_1.batch = 8
+
+
+@EX10_1.bug
+def wo_projection_left_out_of_the_count(config, seq_len, predicted_fraction):
+    """I counted the attention's projections as Q, K and V, three times 2·H², and forgot the output projection W^O that follows the heads.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 864 instead of 960."""
+    H, F = config.hidden_size, config.intermediate_size
+    L, V, T = config.num_hidden_layers, config.vocab_size, seq_len
+    qkv = 3 * 2 * H * H
+    ffn = 2 * 2 * H * F
+    attention = 2 * 2 * T * H
+    forward = L * (qkv + ffn + attention) + predicted_fraction * (2 * H * H + 2 * H * V) + 2 * H * H / T
+    return 3 * forward
+
+
+@EX10_1.bug
+def tied_decoder_counted_as_free(config, seq_len, predicted_fraction):
+    """The decoder shares its matrix with the word embeddings, which are lookups, so I counted it as free and kept only the head's dense transform, f·2H².
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 880 instead of 960 (the decoder's 2·H·V = 80 per labelled token, times f and 3, left out)."""
+    H, F, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    layer = 8 * H ** 2 + 4 * H * F + 4 * seq_len * H
+    head = predicted_fraction * 2 * H ** 2
+    pooler = 2 * H ** 2 / seq_len
+    return 3 * (L * layer + head + pooler)
+
+
+@EX10_1.bug
+def rounded_down_to_whole_flops(config, seq_len, predicted_fraction):
+    """FLOPs are a count, so I returned int(...) of the total, which drops the fraction the pooler's 2H²/T and the fraction f leave.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 5, f = 0.15: 981 instead of 981.6 (the worked example's 960 is whole, so it comes out right)."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    per_layer = 8 * H * H + 4 * H * F + 4 * seq_len * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H / seq_len
+    return int(3 * (L * per_layer + head + pooler))
+
+
+@EX10_1.bug
+def backward_counted_instead_of_forward_plus_backward(config, seq_len, predicted_fraction):
+    """I read "the backward costs about twice the forward" as the training step costing twice the forward, and multiplied by 2 instead of 3.
+    Differs on: H = 4, F = 6, L = 1, V = 10, T = 3, f = 1/3 (the worked example): 640 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    T, f = seq_len, predicted_fraction
+    forward = L * (8 * H * H + 4 * H * F + 4 * T * H) + f * (2 * H * H + 2 * H * V) + 2 * H * H / T
+    return 2 * forward
+
+
+@EX10_1.correct
+def six_n_plus_the_remaining_terms(config, seq_len, predicted_fraction):
+    """Kaplan's form: the encoder's dense weights N counted from the config, 6·N for them, plus 3 × (attention's 4TH per layer, the head at f, the pooler over T)."""
+    H, F, L, V, T = (config.hidden_size, config.intermediate_size, config.num_hidden_layers,
+                     config.vocab_size, seq_len)
+    dense_weights = L * (4 * H * H + 2 * H * F)  # Q, K, V, O and the two feed-forward matrices
+    attention = L * 2 * (2 * T * H)
+    head = predicted_fraction * (H * H + H * V) * 2
+    pooler = 2 * H * H / T
+    return 6 * dense_weights + 3 * (attention + head + pooler)
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX10_2.batch = 8
+
+
+@EX10_2.bug
+def token_axes_flattened_with_minus_one(x, attention_mask):
+    """I flattened x to (B·T, -1) before picking the real tokens, so that a (B, T, H) input comes out (N, H), not seeing that -1 also merges or adds trailing axes.
+    Differs on: x[b, t] = 10·b + t on a (2, 4) grid (no hidden axis), mask [[1, 1, 1, 0], [1, 1, 0, 0]] (the worked example): packed of shape (5, 1) [[0], [1], [2], [10], [11]] instead of (5,) [0, 1, 2, 10, 11] (and x of shape (2, 4, 2, 3) gives (N, 6))."""
+    B, T = attention_mask.shape
+    indices = torch.nonzero(attention_mask.reshape(-1) == 1).reshape(-1)
+    packed = x.reshape(B * T, -1)[indices]
+    return packed, indices
+
+
+@EX10_2.bug(checker="pad_input")
+def grid_sized_for_a_hidden_axis(packed, indices, B, T):
+    """I wrote it for the encoder's (N, H) hidden states: the grid is packed.new_zeros(B * T, packed.shape[1]), so other shapes of packed do not fit.
+    Differs on: packed = tensor([0., 1., 2., 10., 11.]) (the worked example's (N,) tokens), indices [0, 1, 2, 4, 5], B = 2, T = 4: IndexError (tuple index out of range) instead of [[0, 1, 2, 0], [10, 11, 0, 0]] (and an (N, 2, 3) packed raises on the copy)."""
+    grid = packed.new_zeros(B * T, packed.shape[1])
+    grid[indices] = packed
+    return grid.view(B, T, packed.shape[1])
+
+
+@EX10_2.bug
+def longest_rows_packed_first(x, attention_mask):
+    """I sorted the rows by their number of real tokens, longest first, before packing, as pack_padded_sequence wants them, keeping each token's own flat position b·T + t.
+    Differs on: x[b, t] = 10·b + t on a (2, 4) grid, mask [[1, 1, 0, 0], [1, 1, 1, 0]] (the second row longer): packed [10, 11, 12, 0, 1], indices [4, 5, 6, 0, 1] instead of [0, 1, 10, 11, 12], [0, 1, 4, 5, 6] (the worked example's rows are already sorted and come out right)."""
+    B, T = attention_mask.shape
+    lengths = attention_mask.sum(dim=1)
+    order = torch.argsort(lengths, descending=True, stable=True)
+    packed, indices = [], []
+    for b in order.tolist():
+        cols = torch.nonzero(attention_mask[b]).reshape(-1)
+        packed.append(x[b, cols])
+        indices.append(b * T + cols)
+    return torch.cat(packed), torch.cat(indices)
+
+
+@EX10_2.bug(checker="pad_input")
+def index_copy_without_the_underscore(packed, indices, B, T):
+    """I filled the flat grid with grid.index_copy(0, indices, packed), taking it for the in-place index_copy_; it returns a filled copy, which I dropped, so the grid stays all zeros.
+    Differs on: packed [0., 1., 2., 10., 11.], indices [0, 1, 2, 4, 5], B = 2, T = 4 (the worked example): [[0, 0, 0, 0], [0, 0, 0, 0]] instead of [[0, 1, 2, 0], [10, 11, 0, 0]]."""
+    rest = tuple(packed.shape[1:])
+    grid = packed.new_zeros((B * T,) + rest)
+    grid.index_copy(0, indices, packed)
+    return grid.view((B, T) + rest)
+
+
+@EX10_2.correct
+def boolean_mask_indexing(x, attention_mask):
+    """Boolean indexing of x by the (B, T) mask (row-major by definition), the flat positions from torch.arange(B·T) with the same flattened mask."""
+    keep = attention_mask.bool()
+    B, T = keep.shape
+    indices = torch.arange(B * T, device=x.device)[keep.reshape(-1)]
+    return x[keep], indices
+
+
+# --- batch 8: written without reading any checker ------------------------------------------
+EX.batch = 8
+
+
+@EX.bug
+def micro_batch_sizes_down_to_two(batch_size, seq_len, processes, micro_batch_tokens):
+    """I walked the micro-batch sizes down with range(min(share, fits), 1, -1), thinking range stops at 1, so one sequence a pass is never tried.
+    Differs on: (8, 128, 8, 32768), eight GPUs with one sequence each: StopIteration out of next() instead of 1; and (7, 512, 1, 2048): 4 fit, 7 is prime: the same error instead of 7."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    size = next(s for s in range(min(share, fits), 1, -1) if share % s == 0)
+    return share // size
+
+
+@EX.bug
+def break_at_the_first_size_that_does_not_divide(batch_size, seq_len, processes, micro_batch_tokens):
+    """I grew the micro-batch size from 1 while it divides the share and fits, and stopped the loop (break) at the first size that does not divide it, where I meant to skip it (continue).
+    Differs on: (256, 512, 1, 32768) (the worked example): sizes 1 and 2 divide, 3 does not, so 128 passes of 2 instead of 4 of 64."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    best = 1
+    for size in range(1, min(share, fits) + 1):
+        if share % size:
+            break
+        best = size
+    return share // best
+
+
+@EX.bug
+def sequences_compared_with_tokens(batch_size, seq_len, processes, micro_batch_tokens):
+    """I checked each pass's sequences, share / g, against micro_batch_tokens directly, forgetting to turn the token budget into sequences (divide by seq_len).
+    Differs on: (256, 512, 1, 32768) (the worked example): 1 instead of 4 (256 sequences look well under 32,768)."""
+    share = batch_size // processes
+    g = 1
+    while share % g or share // g > micro_batch_tokens:
+        g += 1
+    return g
+
+
+@EX.bug
+def one_more_pass_when_the_fewest_does_not_divide(batch_size, seq_len, processes, micro_batch_tokens):
+    """I took the fewest passes that fit, ceil(share / fits), and when that did not divide the share I added one pass, taking the next count to divide it.
+    Differs on: (70, 128, 1, 3840): 30 fit, 3 passes do not divide 70, so 4 (4 passes of 17.5) instead of 5 (5 of 14); the worked example (3 -> 4) comes out right."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = -(-share // fits)
+    if share % g:
+        g += 1
+    return g
+
+
+@EX.correct
+def smallest_divisor_from_prime_factors(batch_size, seq_len, processes, micro_batch_tokens):
+    """Every divisor of the share built from its prime factorisation (trial division), sorted, the first whose pass holds at most micro_batch_tokens tokens."""
+    share = batch_size // processes
+    factors, n, p = {}, share, 2
+    while p * p <= n:
+        while n % p == 0:
+            factors[p] = factors.get(p, 0) + 1
+            n //= p
+        p += 1
+    if n > 1:
+        factors[n] = factors.get(n, 0) + 1
+    divisors = [1]
+    for prime, power in factors.items():
+        divisors = [d * prime ** k for d in divisors for k in range(power + 1)]
+    return min(g for g in divisors if (share // g) * seq_len <= micro_batch_tokens)

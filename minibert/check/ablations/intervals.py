@@ -65,7 +65,13 @@ HAND = [  # (a, b, confidence, lesson)
      "70 seeds a side, df 278, past a printed t table's last row (120): t is 1.969, still not the normal 1.96"),
     ([60.0, 60.0, 60.0], [55.0, 57.0, 56.0, 60.0, 52.0], 0.95,
      "every seed of a scored the same (s_a = 0): ν is then n_b − 1 = 4, interval [0.38, 7.62]"),
+    # Last, so that the mistakes above are named first: whole numbers, as the worked example writes its scores.
+    ([62, 66, 70], [55, 57, 56, 60, 52, 59], 0.95,
+     "whole-number scores (Python ints), as the worked example writes them: difference 10.5"),
 ]
+WHOLE = ("whole-number scores make an integer array (np.asarray, torch.tensor), which cannot take a float result "
+         "in place (`x -= mean`) and has no torch var or mean: ask for floats, np.asarray(scores, dtype=float) "
+         "or torch.tensor(scores, dtype=torch.float64)")
 
 
 def _check(name, fn, a, b, confidence):
@@ -104,7 +110,12 @@ def _check(name, fn, a, b, confidence):
 def difference_interval(fn) -> None:
     """fn(a, b, confidence) -> (mean(a) − mean(b), low, high): Welch's t interval."""
     for a, b, confidence, lesson in HAND:
-        _check(f"hand case a={a}, b={b}, confidence={confidence} ({lesson})", fn, a, b, confidence)
+        try:
+            _check(f"hand case a={a}, b={b}, confidence={confidence} ({lesson})", fn, a, b, confidence)
+        except ExerciseError as e:  # right on the float cases before, raising on ints: name why
+            if not isinstance(a[0], int) or "your function raised" not in str(e):
+                raise
+            raise ExerciseError(f"{e}\n  hint: {WHOLE}") from e
     rng = random.Random(92)
     cases = [(2, 2, 0.95), (3, 3, 0.95), (5, 3, 0.99), (4, 6, 0.8)]
     for na, nb, confidence in cases:

@@ -1,6 +1,6 @@
-"""Cases of exercises 2.5 and 2.6 at the edges of the input range: float64 inputs (the result stays
-float64, exact to 1e-10), and one head's scores far from 0 (a softmax that does not subtract the
-largest score overflows)."""
+"""Cases of exercises 2.5 and 2.6 at the edges of the input range: float64 inputs in a non-contiguous
+layout (the result stays float64, exact to 1e-10; `.view` that merges axes of an input fails), and one
+head's scores far from 0 (a softmax that does not subtract the largest score overflows)."""
 
 from __future__ import annotations
 
@@ -22,15 +22,22 @@ def _expect_float64(name, got, expected) -> None:
     expect_close(name, got, expected, atol=1e-10, rtol=1e-10, hint=FLOAT64_HINT)
 
 
+def _strided(t: torch.Tensor) -> torch.Tensor:
+    """The same values in a transposed memory layout: `.view` refuses such a tensor, `.reshape` copes."""
+    return t.mT.contiguous().mT if t.ndim >= 2 else t
+
+
 def packed_float64(fn, call, packed_ids, each_alone, weights_of) -> None:
-    """2.5 in float64: two rows packing three and two sequences, against minibert in float64."""
+    """2.5 in float64: two rows packing three and two sequences, against minibert in float64. x and the
+    weights are non-contiguous (x a transposed (T, B, H) tensor, as a slice or a permute leaves it)."""
     attn = _model(BertConfig(hidden_size=12, num_attention_heads=3), SelfAttention, 390).double()
-    x = torch.randn(2, 6, 12, generator=torch.Generator().manual_seed(390), dtype=torch.float64)
+    x = torch.randn(6, 2, 12, generator=torch.Generator().manual_seed(390), dtype=torch.float64).transpose(0, 1)
     ids = packed_ids([[2, 3, 1], [4]], 6)
     expected = each_alone(attn, x, ids)
-    name = (f"float64: x of shape (2, 6, 12) and float64 weights, num_heads = 3, sequence_ids {ids.tolist()}, "
-            "compared with minibert's SelfAttention in float64 run on each sequence alone")
-    got = call(name, x, ids, weights_of(attn), 3)
+    name = (f"float64: x of shape (2, 6, 12) and float64 weights, all non-contiguous (x = a (6, 2, 12) tensor "
+            f"transposed), num_heads = 3, sequence_ids {ids.tolist()}, compared with minibert's SelfAttention in "
+            "float64 run on each sequence alone")
+    got = call(name, x, ids, {k: _strided(t) for k, t in weights_of(attn).items()}, 3)
     if isinstance(got, torch.Tensor) and got.shape == expected.shape:
         got = got.detach().masked_fill((ids == 0)[..., None], 0.0)  # padding outputs are free
     _expect_float64(name, got, expected)
@@ -42,8 +49,10 @@ def one_head_extremes(fn, call, reference, as_tensor) -> int:
     names = [f"{p}.{w}" for p in ("query", "key", "value", "output") for w in ("weight", "bias")]
     w = {n: torch.randn((8, 8) if n.endswith("weight") else (8,), generator=g, dtype=torch.float64) for n in names}
     x = torch.randn(5, 8, generator=g, dtype=torch.float64)
-    name = "float64: x of shape (5, 8) and float64 weights (random), num_heads = 2, head 1, query i = 2"
-    _expect_float64(name, as_tensor(call(name, x, w, 2, 1, 2)), reference(x, w, 2, 1, 2))
+    name = ("float64: x of shape (5, 8) and float64 weights (random), all non-contiguous (transposed layouts), "
+            "num_heads = 2, head 1, query i = 2")
+    strided = {n: _strided(t) for n, t in w.items()}
+    _expect_float64(name, as_tensor(call(name, _strided(x), strided, 2, 1, 2)), reference(x, w, 2, 1, 2))
     # Scores in the hundreds (x · 6, range over 100): exp overflows float32 past 88, so the softmax must
     # subtract the row's largest score (torch's softmax does); subtracting the smallest does not help.
     x32, w32 = (6 * x).float(), {n: t.float() for n, t in w.items()}

@@ -20,8 +20,11 @@ def minilm_vocab() -> dict[str, int]:
 # (text, pieces, what the case tests): the pieces read off MiniLM's vocabulary by hand.
 CASES = [
     ("Hello, World!", ["hello", ",", "world", "!"], "lower-case, and every punctuation mark is a word of its own"),
-    ("Café crème brûlée", ["cafe", "cr", "##eme", "br", "##ule", "##e"],
-     "accents come off (NFD, then drop the combining marks), then WordPiece cuts what is not in the vocabulary"),
+    # हिंदी: its vowel signs ि and ी are spacing marks (Mc) and stay; its nasal sign ं is Mn (though
+    # unicodedata.combining gives it 0) and goes.
+    ("Café crème brûlée हिंदी", ["cafe", "cr", "##eme", "br", "##ule", "##e", "ह", "##ि", "##द", "##ी"],
+     "accents come off (NFD, then drop the combining marks, category Mn and no other: Devanagari's vowel signs ि and "
+     "ी are Mc and stay, its ं is Mn and goes), then WordPiece cuts what is not in the vocabulary"),
     ("don't stop-motion", ["don", "'", "t", "stop", "-", "motion"], "' and - are punctuation: split off"),
     ("a\tb\n  c", ["a", "b", "c"], "tabs, newlines and runs of spaces all separate words"),
     ("zero\u200bwidth", ["zero", "##wi", "##dt", "##h"],
@@ -47,8 +50,15 @@ MORE = [
 ]
 
 
+def _dropped(ch: str, marks: str) -> bool:
+    """Whether accent stripping drops `ch`: category Mn (BERT's), every mark M*, or unicodedata.combining."""
+    if marks == "combining":
+        return bool(unicodedata.combining(ch))
+    return unicodedata.category(ch).startswith(marks)
+
+
 def _words(text: str, *, lower=True, accents=True, punct=True, controls=True, form="NFD", fold=False,
-           chunk_limit=False) -> list[str]:
+           chunk_limit=False, marks="Mn") -> list[str]:
     """Basic tokenization with switches that reproduce the usual mistakes (CJK spacing as BERT's)."""
     if controls:
         text = "".join(ch for ch in text if not reference.is_control(ch))
@@ -56,7 +66,7 @@ def _words(text: str, *, lower=True, accents=True, punct=True, controls=True, fo
     if lower:
         text = text.casefold() if fold else text.lower()
     if accents:
-        text = "".join(c for c in unicodedata.normalize(form, text) if unicodedata.category(c) != "Mn")
+        text = "".join(c for c in unicodedata.normalize(form, text) if not _dropped(c, marks))
     words = []
     for word in text.split():
         if not punct or chunk_limit and len(word) > reference.MAX_CHARS_PER_WORD:  # a long chunk kept: one [UNK]
@@ -90,7 +100,7 @@ def _pieces(word: str, vocab: dict[str, int], *, hashes=True, longest=True, whol
 
 def variant(text: str, vocab: dict[str, int], *, specials=False, **switches) -> list[int]:
     words = _words(text, **{k: v for k, v in switches.items()
-                            if k in ("lower", "accents", "punct", "controls", "form", "fold", "chunk_limit")})
+                            if k in ("lower", "accents", "punct", "controls", "form", "fold", "chunk_limit", "marks")})
     piece = {k: v for k, v in switches.items() if k in ("hashes", "longest", "whole_unk")}
     ids = [vocab[p] for w in words for p in _pieces(w, vocab, **piece)]
     return [vocab["[CLS]"], *ids, vocab["[SEP]"]] if specials else ids
@@ -113,6 +123,10 @@ MISTAKES = [
     (dict(form="NFKD"), "normalise to NFD, not NFKD: NFKD also rewrites compatibility characters ('…' becomes "
                         "'...', 'ﬁ' becomes 'fi'), which BERT keeps"),
     (dict(fold=True), "lower-case with str.lower(): str.casefold() goes further ('ß' becomes 'ss')"),
+    (dict(marks="M"), "drop the marks of category Mn only: a spacing mark (Mc, as Devanagari's vowel signs ि and ी) "
+                      "or an enclosing one (Me) belongs to its letter and stays"),
+    (dict(marks="combining"), "unicodedata.combining(ch) is not the test: it is 0 for some marks of category Mn "
+                              "(Devanagari's ं), which go too; drop exactly the characters of category Mn"),
 ]
 
 

@@ -182,12 +182,16 @@ def masked_lm_metrics(fn) -> None:
 
 def _float64_case(fn) -> None:
     """hidden, word_embeddings and bias in float64: the loss stays float64, exact to 1e-10 (a model run in
-    double precision, as for a gradient check, must not lose it to float32 on the way)."""
+    double precision, as for a gradient check, must not lose it to float32 on the way); hidden, input_ids and
+    labels come in a non-contiguous layout."""
     hidden, emb, bias, labels = (t.double() if t.is_floating_point() else t for t in _case(2, 6, 8, 13, 7, [3, 2]))
     hidden, ids = _shown(hidden, emb, labels)
-    case = ("float64: hidden (2, 6, 8), word_embeddings (13, 8) and bias (13,) in torch.float64, [MASK] id 12, "
-            f"input_ids {ids.tolist()}, labels {labels.tolist()}")
-    result = call(fn, case, hidden.clone(), emb.clone(), bias.clone(), ids.clone(), labels.clone(), 12)
+    case = ("float64: hidden (2, 6, 8), word_embeddings (13, 8) and bias (13,) in torch.float64, hidden, input_ids "
+            f"and labels non-contiguous (transposed (T, B) layouts), [MASK] id 12, input_ids {ids.tolist()}, labels "
+            f"{labels.tolist()}")
+    # A model's hidden states are often a view (a slice, a transpose): `.view(-1, H)` refuses them, reshape copes.
+    given = [t.transpose(0, 1).contiguous().transpose(0, 1) for t in (hidden, ids, labels)]
+    result = call(fn, case, given[0], emb.clone(), bias.clone(), given[1], given[2], 12)
     got = result.get("loss") if isinstance(result, dict) else None
     expected = _expected(hidden, emb, bias, labels)
     if isinstance(got, torch.Tensor) and got.dtype != torch.float64:

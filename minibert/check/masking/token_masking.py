@@ -162,7 +162,7 @@ def mask_tokens(fn) -> None:
     _draws_from_the_generator(fn, case, ids, special, masked, labels)
     n_sel = _the_80_10_10(case, ids, special, masked, labels)
     _bert_special_ids(fn)
-    passed("mask_tokens", f"6 hand-built cases (81 calls) hold every promise, and {n_sel:,} selections "
+    passed("mask_tokens", f"7 hand-built cases (97 calls) hold every promise, and {n_sel:,} selections "
                           f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10)")
 
 
@@ -173,9 +173,9 @@ def _exact_counts(fn, where: str) -> None:
     _masking_run(fn, f"input_ids = {ids.tolist()} (specials only), {where}, max_predictions=20",
                  ids, torch.ones_like(ids, dtype=torch.bool), 20, _seeded(0))
     # by hand: 3 candidates (15% rounds to 0: one), 17 (2.55: three), 200 with and without the cap, 30 (4.5:
-    # round() sends a half to the even number, four) and 7 (1.05: one)
+    # round() sends a half to the even number, four) and 7 (1.05: one); a cap of 0 is a cap (`cap or n` is not)
     for lengths, T, cap in (([3, 1], 8, 20), ([17], 24, 20), ([200, 40], 210, 20), ([200, 30, 7], 210, None),
-                            ([5, 0, 60], 64, 2)):
+                            ([5, 0, 60], 64, 2), ([17, 4], 24, 0)):
         ids, special = _rows(lengths, T, seed=len(lengths) + T)
         case = (f"rows of {lengths} candidates padded to T={T} ([CLS]={CLS}, [SEP]={SEP}, [PAD]={PAD}), "
                 f"{where}, max_predictions={cap}")

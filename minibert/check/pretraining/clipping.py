@@ -70,6 +70,9 @@ def _grad_hint(got_norm, got_grads, grads, max_norm) -> str:
     same = lambda xs: all((a is None and b is None) or (a is not None and b is not None and  # noqa: E731
                                                          torch.allclose(a, b, rtol=_rtol(a), atol=1e-7))
                           for a, b in zip(got_grads, xs, strict=True))
+    if max_norm == 0 and total > 0 and not same([None if g is None else torch.zeros_like(g) for g in grads]):
+        return ("max_norm=0 is a limit like any other: every gradient becomes 0 (factor 0 / norm); a test such as "
+                "`if max_norm:` or `max_norm or 1.0` takes this valid 0 for a missing value")
     if total > max_norm and same(grads):
         return (f"the gradients were not changed, although the global norm {total:.3g} exceeds {max_norm}: scale "
                 "p.grad in place (p.grad.mul_(factor)) or assign p.grad = p.grad * factor")
@@ -99,6 +102,8 @@ CASES = [  # (name, the gradients: [3, 4] (None), a vector written out, or (shap
     ("one vector [1, 1, 0.5] (norm 1.5), max_norm 2: nothing changes", [1.0, 1.0, 0.5], 2.0),
     # torch.stack of no norms raises: clip_grad_norm_ returns 0 before a backward, or for a frozen model.
     ("no parameter has a gradient (all frozen): the norm is 0", ([(3, 2), (2,)], 1.0, 5, (0, 1)), 1.0),
+    # 0 is falsy but a valid limit: `max_norm or 1.0` replaces it (as `weight_decay or 0.01` replaces 0.0).
+    ("max_norm 0: every gradient becomes 0", ([(3, 2), (2,)], 1.0, 6, ()), 0.0),
     # float16 holds numbers up to 65504: every element fits, the norm 1000·√5000 = 70711 does not.
     ("a float16 gradient of 5,000 elements, all 1000 (norm 70,711), max_norm 1",
      torch.full((5000,), 1000.0, dtype=torch.float16), 1.0),

@@ -45,6 +45,9 @@ MISTAKES = [
      "the power shapes the decay only; the warm-up is linear"),
     (_ramp_or(lambda s, p, w, t, e, k: (p - e) * (1 - min(s, t) / t * k) + e),
      "power is an exponent: (1 - step/total) ** power"),
+    (_ramp_or(lambda s, p, w, t, e, k: reference(s, p, 0, t, e, k or 1.0)),
+     "power=0 is a valid exponent (x ** 0 = 1: a constant peak_lr after the warm-up); a test such as "
+     "`power or 1.0` takes it for a missing value"),
 ]
 
 
@@ -79,6 +82,8 @@ def learning_rate(fn) -> None:
         (9000, 1e-3, 400, 8000, 0.0, 1.0), (0, 1e-4, 0, 100, 0.0, 1.0), (50, 1e-4, 0, 100, 0.0, 2.0),
         (150, 1e-4, 0, 100, 0.0, 2.0), (100, 2e-5, 10, 100, 1e-6, 1.0), (5, 2e-5, 10, 100, 1e-6, 1.0),
         (60, 1e-3, 10, 100, 1e-4, 0.5), (130, 1e-3, 10, 100, 1e-4, 1.0), (40, 1e-3, 10, 100, 1e-4, 1.0),
+        # power 0 is falsy but valid: a constant peak_lr after the warm-up (`power or 1.0` makes it linear).
+        (50, 1e-3, 10, 100, 1e-4, 0.0), (100, 1e-3, 10, 100, 1e-4, 0.0),
     ]
     grid = [(s, 5e-4, w, t, e, p) for w, t in ((0, 50), (7, 60), (25, 40)) for e in (0.0, 5e-5) for p in (1.0, 2.0, 0.5)
             for s in range(0, t + 15, 3)]

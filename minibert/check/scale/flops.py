@@ -65,10 +65,14 @@ _TINY = dict(vocab_size=10, hidden_size=4, num_hidden_layers=1, num_attention_he
 #   per layer 8·16 + 4·4·6 + 4·T·4 = 128 + 96 + 16T; MLM head f·(2·16 + 2·4·10) = 112f; pooler 32 / T
 #   L = 1, T = 3, f = 2/3: 272 + 74.67 + 10.67 = 357.33, × 3 = 1072
 #   L = 2, T = 4, f = 1/2: 2·288 + 56 + 8 = 640, × 3 = 1920
+#   L = 1, T = 3, f = 0: 272 + 0 + 10.67 = 282.67, × 3 = 848
 HAND = [
     ("H=4, intermediate_size=6, L=1, V=10, seq_len=3, predicted_fraction=2/3", BertConfig(**_TINY), 3, 2 / 3, 1072.0),
     ("H=4, intermediate_size=6, L=2, V=10, seq_len=4, predicted_fraction=1/2",
      BertConfig(**{**_TINY, "num_hidden_layers": 2}), 4, 0.5, 1920.0),
+    # 0.0 is a fraction too (no position labelled: the MLM head never runs); `f or 0.15` would replace it.
+    ("H=4, intermediate_size=6, L=1, V=10, seq_len=3, predicted_fraction=0.0: no labelled position",
+     BertConfig(**_TINY), 3, 0.0, 848.0),
 ]
 
 

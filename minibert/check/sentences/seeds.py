@@ -129,6 +129,11 @@ def pick_setting(fn) -> None:
     mcc = {"a": [-0.10, -0.20], "b": [-0.30, -0.20]}  # CoLA's Matthews correlation runs from -1 to 1
     _check(f"hand case: Matthews correlations (CoLA), every mean below 0, dev {mcc}, test equal to dev", fn, mcc,
            copy.deepcopy(mcc))
+    # A best mean of exactly 0 (no better than chance), listed first: 0 is a mean like any other, and a search that
+    # takes a falsy best (`if not best_mean or ...`) for "nothing chosen yet" drops it for the next, lower one.
+    zero = {"a": [-0.10, 0.10], "b": [-0.30, -0.20]}
+    _check(f"hand case: Matthews correlations, the best mean exactly 0, dev {zero}, test equal to dev", fn, zero,
+           copy.deepcopy(zero))
     # Scores in percent, and a setting whose seeds all scored the same (its sd is exactly 0): Σx² − n·m² is a
     # difference of two numbers near 23,000 that should be equal, and keeps their rounding error.
     same = {"a": [88.1, 88.1, 88.1], "b": [87.0, 88.0]}
@@ -141,5 +146,5 @@ def pick_setting(fn) -> None:
         dev, test = _random_case(rng, settings, seeds)
         _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
                fn, dev, test)
-    passed("pick_setting", f"8 hand-computed cases and {len(cases)} random grids agree with "
+    passed("pick_setting", f"9 hand-computed cases and {len(cases)} random grids agree with "
                            "minibert.finetune.sweep.summary, chosen on dev")

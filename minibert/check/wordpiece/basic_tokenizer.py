@@ -67,6 +67,8 @@ BASIC_CASES = [
      ["\u0939\u093f\u0928\u0926\u0940", "\u0915\u091b"],
      "drop exactly the characters of category Mn: the virama U+094D and the vowel sign U+0941 are Mn (although "
      "not Latin accents, and unicodedata.combining(U+0941) is 0), the vowel signs U+093F and U+0940 are Mc and stay"),
+    ("enclosing marks stay", "a\u20dd b\u0488", ["a\u20dd", "b\u0488"],
+     "drop exactly the characters of category Mn: the enclosing marks U+20DD and U+0488 are Me, not Mn, and stay"),
     ("all the CJK ranges", "x\u3400y\U00020000z\uf9e1", ["x", "\u3400", "y", "\U00020000", "z", "\u674e"],
      "use every range of CJK_RANGES, not only U+4E00-U+9FFF: extension A (U+3400), extension B (U+20000) and the "
      "compatibility ideographs (U+F9E1, which NFD maps to \u674e) are ideographs too"),

@@ -35,6 +35,10 @@ WORDPIECE_CASES = [
      "first, then one character shorter, and so on (u, un and una are all pieces here)"),
     ("a whole word in the vocabulary", "unaffable", _GOOGLE | {"unaffable"}, ["unaffable"],
      "when the whole word is a piece, it is the longest match"),
+    # Real vocabularies hold pieces far longer than the words a test tries by hand: never cap the length tried.
+    ("a piece of 45 characters", "pneumonoultramicroscopicsilicovolcanoconiosis",
+     {"p", "##n", "pneumonoultramicroscopicsilicovolcanoconiosis"}, ["pneumonoultramicroscopicsilicovolcanoconiosis"],
+     "try every end position, from the end of the word down: a piece may be as long as the whole word, however long"),
     ("no piece starts the word", "xyz", _LONGEST, ["[UNK]"],
      "a word that no piece starts is a single '[UNK]'"),
     ("a cut that gets stuck half-way", "unaffablex", _LONGEST, ["[UNK]"],

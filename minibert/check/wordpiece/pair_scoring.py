@@ -17,6 +17,9 @@ _TOY_SPLITS = {"hug": ["h", "##u", "##g"], "pug": ["p", "##u", "##g"], "pun": ["
                "bun": ["b", "##u", "##n"], "hugs": ["h", "##u", "##g", "##s"]}
 _REPEAT_COUNTS = {"aaaa": 3, "ab": 2, "a": 1}
 _REPEAT_SPLITS = {"aaaa": ["a", "##a", "##a", "##a"], "ab": ["a", "##b"], "a": ["a"]}
+# ('ab', '##c') and ('a', '##bc') both merge into 'abc': freq(ab) counts the pair, not the merged string.
+_SAME_MERGE_COUNTS = {"abc": 2, "abcx": 3}
+_SAME_MERGE_SPLITS = {"abc": ["ab", "##c"], "abcx": ["a", "##bc", "##x"]}
 _MERGED_COUNTS = {"hug": 10, "hugs": 5, "bug": 2}
 _MERGED_SPLITS = {"hug": ["hug"], "hugs": ["hug", "##s"], "bug": ["b", "##ug"]}
 
@@ -43,6 +46,13 @@ PAIR_CASES = [
                                 "not each distinct pair once per word",
       (("a", "##b"), 2 / 10): "the word 'a' is a single piece: it has no pair, but its 'a' still counts in "
                               "freq('a') = 6"}),
+    ("two pairs that merge into the same string", _SAME_MERGE_COUNTS, _SAME_MERGE_SPLITS,
+     # freq(ab) = 2, freq(##c) = 2, freq(a) = 3, freq(##bc) = 3, freq(##x) = 3
+     {("ab", "##c"): 2 / (2 * 2), ("a", "##bc"): 3 / (3 * 3), ("##bc", "##x"): 3 / (3 * 3)},
+     {(("ab", "##c"), 5 / 4): "count the pair (a, b) itself, not the string it merges into: ('ab', '##c') and "
+                              "('a', '##bc') both make 'abc', yet each is a pair of its own",
+      (("a", "##bc"), 5 / 9): "count the pair (a, b) itself, not the string it merges into: ('ab', '##c') and "
+                              "('a', '##bc') both make 'abc', yet each is a pair of its own"}),
     ("pieces after some merges", _MERGED_COUNTS, _MERGED_SPLITS,
      # freq(hug) = 15, freq(##s) = 5, freq(b) = 2, freq(##ug) = 2
      {("hug", "##s"): 5 / (15 * 5), ("b", "##ug"): 2 / (2 * 2)}, {}),
