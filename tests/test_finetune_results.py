@@ -109,7 +109,8 @@ FAIR = {"sentiment/minilm-pretrained": "sentiment/minilm-random", "sentiment/cou
         "sentiment/gpu-mini-pretrained-1000": "sentiment/gpu-mini-random-1000",
         "sentiment/course-pretrained-1000-passes": "sentiment/course-random-1000-passes",
         "sentiment/course-pretrained-500-passes": "sentiment/course-random-500-passes",
-        "sentiment/course-sentiment-1000-passes": "sentiment/course-random-1000-passes"}
+        "sentiment/course-sentiment-1000-passes": "sentiment/course-random-1000-passes",
+        "sentiment/gpu-mini-pretrained-1000-passes": "sentiment/gpu-mini-random-1000-passes"}
 
 
 def fair_row(name: str) -> str:

@@ -85,14 +85,14 @@ run sentiment/course-nsp-1000 ${fair/--max-train-examples 2000/--max-train-examp
 mini="$claim --samples 1 --select-seeds 1 --seeds 8 --select-lr 1e-4,3e-4,1e-3,3e-3"
 run sentiment/gpu-mini-pretrained $mini --model results/gpu/course-mini
 run sentiment/gpu-mini-random     $mini --model results/gpu/course-mini --init random
-# The same at 1,000 labels, where the course model's gain shows: two samples, one train-slice run
+# The same at 1,000 labels, where the course model's gain showed at 3 passes: two samples, one train-slice run
 # per candidate rate, 5 seeds (about 17 CPU minutes an arm).
 mini1000="$claim --samples 2 --select-seeds 1 --seeds 5 --select-lr 1e-4,3e-4,1e-3,3e-3"
 mini1000="${mini1000/--max-train-examples 2000/--max-train-examples 1000}"
 run sentiment/gpu-mini-pretrained-1000 $mini1000 --model results/gpu/course-mini
 run sentiment/gpu-mini-random-1000     $mini1000 --model results/gpu/course-mini --init random
-# ... and with each arm choosing its passes (3 or 10) with its rate, as the course model's above: 94 steps may be
-# too few for the random twin here too.
+# ... and with each arm choosing its passes (3 or 10) with its rate, as the course model's above: 94 steps were
+# too few for the random twin here too (about an hour of 2 cores an arm).
 run sentiment/gpu-mini-random-1000-passes     $mini1000 --select-epochs 3,10 --model results/gpu/course-mini --init random
 run sentiment/gpu-mini-pretrained-1000-passes $mini1000 --select-epochs 3,10 --model results/gpu/course-mini
 # The feature-based way on the course model: the encoder frozen (its pooler too, which no NSP
