@@ -237,7 +237,7 @@ def test_attention_entropy_rejects(bug, message):
 
 # --- 6.3 the head-mask hook ---------------------------------------------------------------------
 
-def hook_in_place(head, head_size):  # zeroing in place and returning None: PyTorch keeps the input, correct
+def hook_in_place(head, head_size):  # zeroing in place: right forward, but autograd saved that tensor
     def hook(module, args):
         args[0][..., head * head_size:(head + 1) * head_size] = 0
     return hook
@@ -335,11 +335,19 @@ def hook_fixed_size(head, head_size):
     return hook
 
 
+def hook_detached_copy(head, head_size):  # the copy made off the graph: right forward, no gradient
+    def hook(module, args):
+        c = args[0].detach().clone()
+        c[..., head * head_size:(head + 1) * head_size] = 0
+        return (c,)
+    return hook
+
+
 def hook_not_a_function(head, head_size):
     return head * head_size
 
 
-@pytest.mark.parametrize("style", [hook_in_place, hook_multiply, hook_concatenated])
+@pytest.mark.parametrize("style", [hook_multiply, hook_concatenated])
 def test_head_mask_hook_accepts(style, capsys):
     check.head_mask_hook(style)
     assert "✓" in capsys.readouterr().out
@@ -357,6 +365,8 @@ def test_head_mask_hook_accepts(style, capsys):
     (hook_keep_cached, r"(?s)run again on a batch.*raised.*first batch was right"),
     (hook_end_one_short, r"zeroed the columns 0 to 4; head 0 \(head_size 6\) owns the columns 0 to 5"),
     (hook_heads_from_one, r"zeroed the columns \(none\); head 0"),
+    (hook_in_place, r"(?s)backpropagated.*the backward raised.*\n  hint: your hook changed args\[0\] in place"),
+    (hook_detached_copy, r"(?s)backpropagated.*gets no gradient.*\n  hint: .*cut off from the graph"),
 ])
 def test_head_mask_hook_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -548,3 +558,16 @@ def test_probe_accepts(style, capsys):
 def test_probe_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
         check.probe(bug)
+
+
+def alpha_on_every_entry(train_x, train_y, test_x, test_y):  # A.T @ A + alpha: α 11ᵀ, not α I
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    design = lambda x: torch.cat([((x - mean) / std).double(), torch.ones(len(x), 1, dtype=torch.float64)], 1)
+    W = torch.linalg.solve(design(train_x).T @ design(train_x) + 1.0, design(train_x).T @ F.one_hot(train_y).double())
+    return ((design(test_x) @ W).argmax(-1) == test_y).double().mean().item()
+
+
+def test_probe_rejects_alpha_on_every_entry():
+    with pytest.raises(ExerciseError,
+                       match=r"(?s)fewer words than features.*expected 1.0.*\n  hint: .*α on the diagonal"):
+        check.probe(alpha_on_every_entry)

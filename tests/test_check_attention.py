@@ -426,6 +426,18 @@ def mask_changes_the_callers_mask(attention_mask, dtype=torch.float32):
     return attention_mask.to(dtype)[:, None, None, :] * -torch.finfo(dtype).min
 
 
+def _mask_cached_by_shape():
+    cache = {}
+
+    def mask(attention_mask, dtype=torch.float32):  # a cache whose key leaves out where the padding is
+        key = (tuple(attention_mask.shape), dtype)
+        if key not in cache:
+            cache[key] = (1.0 - attention_mask.to(dtype)[:, None, None, :]) * torch.finfo(dtype).min
+        return cache[key]
+
+    return mask
+
+
 def mask_google(attention_mask, dtype=torch.float32):  # correct: modeling.py's adder
     return (1.0 - attention_mask.to(dtype)[:, None, None, :]) * -10000.0
 
@@ -845,6 +857,8 @@ BUGS = [
     ("padding_mask", mask_batch_on_the_query_axis, r"received shape \(1, 1, 2, 3\)\n.*batch axis stays first"),
     ("padding_mask", mask_flattened_batch, r"received shape \(1, 1, 1, 6\)\n.*glued the sequences"),
     ("padding_mask", mask_changes_the_callers_mask, r"changed its argument 1 in place"),
+    ("padding_mask", _mask_cached_by_shape(), r"padding elsewhere\): you returned the mask of the first case"
+                                              r"(?s:.*)cache keyed by shape and dtype"),
     ("causal_mask", causal_future, r"keys after it"),
     ("causal_mask", causal_without_the_diagonal, r"must see itself"),
     ("causal_mask", causal_ignores_padding, r"padding is ignored"),

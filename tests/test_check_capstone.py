@@ -255,6 +255,7 @@ def test_the_model_accepts_sdpa_and_weights_kept_transposed(capsys):
     (("lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total)",  # right unless warmup is 0
       "lambda step: min(step / warmup, max(0.0, 1 - step / total))"),
      r"int\(0.1 x 6 steps\) = 0 steps.*raised ZeroDivisionError"),
+    (("    model.train()\n    return accuracies", "    return accuracies"), r"returned the model in eval mode"),
 ])
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
 def test_loop_mistakes_are_named(case):
@@ -287,6 +288,7 @@ def test_loop_accepts_a_hand_written_schedule_and_minibert_optimizer(capsys):
                 hits = torch.cat([model(b["input_ids"], b["token_type_ids"], b["attention_mask"]).argmax(-1)
                                   == b["labels"] for b in dev_batches])
             out.append(hits.float().mean().item())
+        model.train()  # back to training after the last dev pass too
         return out
 
     check.finetune_loop(loop)

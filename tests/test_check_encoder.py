@@ -359,8 +359,14 @@ def layer_unmasked_single_sequence(x, key_mask, layer):  # "padding only lines u
     return SOLUTIONS["my_encoder_layer"](x, None if x.shape[0] == 1 else key_mask, layer)
 
 
+def layer_detached_residual(x, key_mask, layer):  # the same values, but no gradient back to x through the residual
+    h = layer.attention_norm(x.detach().clone() + attn(layer, x, key_mask))
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
 @pytest.mark.parametrize("bug, message", [
     (layer_in_place_residual, r"changed its input x in place"),
+    (layer_detached_residual, r"gradient reaching the input x differs(.|\n)*x.detach\(\)"),
     (layer_train_mode_dropout, r"(two calls on the same input gave different outputs|values differ)"),
     (layer_ffn_norm_twice, r"layer.ffn_norm used for both sub-layers"),
     (layer_ffn_residual_from_input, r"feed-forward residual adding the layer's input"),
@@ -578,6 +584,12 @@ def load_transposing_in_place(state_dict, i, layer):
     loader()(state_dict, i, layer)
 
 
+def load_converting_the_checkpoint(state_dict, i, layer):  # right on a float32 checkpoint, where .to returns it as is
+    for key in [k for k in state_dict if k.startswith(f"encoder.layer.{i}.")]:
+        state_dict[key] = state_dict[key].to(layer.attention.query.weight.dtype)
+    loader()(state_dict, i, layer)
+
+
 def load_by_prefix_without_dot(state_dict, i, layer):  # right on MiniLM's 6 layers; layer 1 of 12 takes 10's and 11's
     with torch.no_grad():
         for ours, theirs in TABLE.items():
@@ -613,6 +625,9 @@ def load_dense_maps_by_shape(state_dict, i, layer):  # right on MiniLM (I = 4H);
     (load_strict_false, r"still holds its random initialisation.*\n.*strict=False"),
     (load_gamma_beta_swapped, r"weight and bias swapped"),
     (load_transposing_in_place, r"changed the checkpoint's tensor encoder.layer.0.attention.self.query.weight in place"),
+    (load_converting_the_checkpoint, r"(?s)checkpoint in float16.*caller's checkpoint holds "
+                                     r"encoder.layer.1.*as torch.float32; it was "
+                                     r"torch.float16"),
 ])
 def test_load_layer_rejects_more(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -362,6 +362,33 @@ def mask_is_special(tokens):
     return groups
 
 
+def specials_by_substring(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in "[CLS][SEP][PAD]":  # a substring test: "[" and "]" are in that string too
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def orphan_piece_alone(tokens):
+    groups, current = [], None
+    for t, token in enumerate(tokens):
+        if token in SPECIAL:
+            current = None
+        elif token.startswith("##") and current is not None:
+            current.append(t)
+        elif token.startswith("##"):
+            groups.append([t])  # its own group, but not made the current word: the next piece starts another
+        else:
+            current = [t]
+            groups.append(current)
+    return groups
+
+
 def numpy_groups(tokens):
     """Word ids with numpy: a cumulative sum of word starts; groups as tuples of numpy integers."""
     special = np.array([t in SPECIAL for t in tokens])
@@ -386,7 +413,10 @@ def test_word_groups_accepts_numpy_and_tuples(capsys):
     (pads_are_words, r"received \[\[1\], \[2, 3\], \[4\], \[6\], \[7\]\]\n.*padding belong to no word"),
     (no_piece_check,
      r"'##aff'.*\n  expected \[\[1, 2, 3\]\]\n  received \[\[1\], \[2\], \[3\]\]\n.*continues the word"),
-    (joins_across_specials, r"received \[\[1\], \[2\], \[3, 5\], \[6\]\].*\n.*right after a special token"),
+    (joins_across_specials, r"received \[\[1\], \[2\], \[3, 5, 6\], \[7\]\].*\n.*right after a special token"),
+    (specials_by_substring, r"'\['.*\n.*\n  received \[\[1\], \[3\]\]\n.*\"\[\" and \"\]\" are punctuation"),
+    (orphan_piece_alone, r"received \[\[1\], \[2\], \[3\], \[5\], \[6\], \[7\]\]\n.*the \"##\" piece after it "
+                         r"joins that group"),
     (words_from_text, r"'hello'.*\n.*\n  received \[\[1, 2\], \[3, 4\]\]\n.*punctuation is a word of its own"),
     (specials_as_words, r"received \[\[0\], \[1, 2, 3\], \[4\]\]\n.*belong to no word"),
     (crashes_on_a_leading_piece, r"\['##ing', 'is', 'fun', '##ny'\]: your function raised IndexError"),

@@ -2,6 +2,7 @@
 mistakes learners really make are rejected with a message that names them, while correct code in other
 styles (numpy, plain loops, torch's own functions, other names and orders) is accepted."""
 
+import functools
 import math
 
 import numpy as np
@@ -98,6 +99,13 @@ def lr_power_or_one(step, peak, warmup, total, end_lr=0.0, power=1.0):  # power=
     return (peak - end_lr) * (1 - min(step, total) / total) ** power + end_lr
 
 
+def lr_float32(step, peak, warmup, total, end_lr=0.0, power=1.0):  # torch.tensor of Python numbers: float32
+    s, p, e = torch.tensor(step), torch.tensor(peak), torch.tensor(end_lr)
+    if warmup and step < warmup:
+        return p * s / warmup
+    return (p - e) * (1 - torch.clamp(s / total, max=1.0)) ** power + e
+
+
 def lr_list(step, peak, warmup, total, end_lr=0.0, power=1.0):
     return [SOLUTIONS["my_learning_rate"](step, peak, warmup, total, end_lr, power)]
 
@@ -108,7 +116,8 @@ def lr_list(step, peak, warmup, total, end_lr=0.0, power=1.0):
     (lr_end_not_subtracted, "peak_lr - end_lr"), (lr_multiplier, "multiplier"), (lr_int_division, "integer division"),
     (lr_power_on_ramp, "warm-up is linear"), (lr_zero_warmup_divides, "ZeroDivisionError"),
     (lr_ignores_end, "end_lr is ignored"), (lr_list, "expected a number"),
-    (lr_power_or_one, r"power=0:\n  expected 0.001\n  received 0.00055\n.*`power or 1.0`")])
+    (lr_power_or_one, r"power=0:\n  expected 0.001\n  received 0.00055\n.*`power or 1.0`"),
+    (lr_float32, r"step=999999, peak_lr=1, warmup_steps=10000, total_steps=1000000(?s:.*)float32.*Python floats")])
 def test_learning_rate_rejects(fn, message):
     rejected(check.learning_rate, fn, message)
 
@@ -248,6 +257,11 @@ def groups_skip_frozen_modules(model, wd):  # a module whose weight is frozen sk
             for g in SOLUTIONS["my_parameter_groups"](model, wd)]
 
 
+@functools.lru_cache(maxsize=None)
+def groups_cached(model, wd):  # the groups kept per (model, weight_decay): a later freeze goes unseen
+    return SOLUTIONS["my_parameter_groups"](model, wd)
+
+
 def groups_default_with_or(model, wd):  # "BERT's 0.01 when none is given": an explicit 0.0 becomes 0.01 too
     return SOLUTIONS["my_parameter_groups"](model, wd or 0.01)
 
@@ -269,7 +283,9 @@ def groups_default_with_or(model, wd):  # "BERT's 0.01 when none is given": an e
     (groups_bias_by_name_too, r"(?s)not decayed, but matrices: \['relative_attention_bias.weight'\].*shape alone"),
     (groups_decay_none, r"\[0.01, None\].*\n.*weight_decay 0.0"),
     (groups_as_float, r"in bfloat16.*not one of the model's parameters\n.*\.float\(\)"),
-    (groups_exactly_2d, r"(?s)3-D weight `mix`.*not decayed, but matrices: \['mix'\].*not exactly 2")])
+    (groups_exactly_2d, r"(?s)3-D weight `mix`.*not decayed, but matrices: \['mix'\].*not exactly 2"),
+    (groups_cached, r"(?s)called again after layers\[1\].ffn_norm.weight was frozen.*frozen parameters.*"
+                    r"something kept between calls")])
 def test_parameter_groups_rejects(fn, message):
     rejected(check.parameter_groups, fn, message)
 

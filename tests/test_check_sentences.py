@@ -417,6 +417,12 @@ def pick_falsy_best(dev, test):  # `not best_mean` taken for "nothing chosen yet
     return best, best_mean, statistics.stdev(dev[best])
 
 
+def pick_on_shared_seeds(dev, test):  # compared on the first k seeds, k the fewest any setting has
+    k = min(len(v) for v in dev.values())
+    best = max(dev, key=lambda s: statistics.fmean(dev[s][:k]))
+    return best, statistics.fmean(dev[best]), statistics.stdev(dev[best])
+
+
 @pytest.mark.parametrize("style", [pick_numpy, pick_torch])
 def test_pick_setting_accepts(style, capsys):
     check.pick_setting(style)
@@ -435,6 +441,7 @@ def test_pick_setting_accepts(style, capsys):
     (pick_best_from_zero, r"(?s)every mean below 0.*received \(None.*\n.*hint: no setting was chosen.*started at 0"),
     (pick_one_pass_sd, r"(?s)scores in percent.*\n.*hint: every seed of 'a' scored the same.*one-pass form"),
     (pick_falsy_best, r"(?s)the best mean exactly 0.*expected \('a', 0\.0, 0\.1414.*received \('b'"),
+    (pick_on_shared_seeds, r"(?s)3 and 2 seeds, the third one deciding.*received \('b'.*first seeds only"),
     (pick_centred_in_place, r"(?s)whole-number percentages.*raised.*\n.*hint: whole-number scores make an integer "
                             r"array.*in-place `-=`"),
 ])
@@ -573,3 +580,17 @@ def test_freeze_encoder_accepts(style, capsys):
 def test_freeze_encoder_rejects(bug, message):
     with pytest.raises(ExerciseError, match="(?s)" + message):
         check.freeze_encoder(bug)
+
+
+def loss_one_hot_without_k(hidden, pooler_weight, pooler_bias, weight, bias, labels):  # one_hot: max + 1 columns
+    logits = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias) @ weight.T + bias
+    if logits.shape[-1] == 1:
+        return logits, F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    if labels.dtype.is_floating_point:
+        return logits, F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, F.cross_entropy(logits, F.one_hot(labels).to(logits.dtype))
+
+
+def test_sequence_loss_rejects_classes_counted_from_the_labels():
+    with pytest.raises(ExerciseError, match=r"(?s)no example of class 2.*raised.*\n  hint: .*weight.shape\[0\]"):
+        check.sequence_loss(loss_one_hot_without_k)

@@ -195,6 +195,14 @@ def span_in_float32(start, end, mask, max_len):  # .float() first: float64's las
     return span_search(start.float(), end.float(), mask, max_len)
 
 
+def span_in_numpy(start, end, mask, max_len):  # .numpy() straight on the logits: refused when they require grad
+    s, e, m = start.numpy(), end.numpy(), mask.numpy()
+    T = len(s)
+    best = max(((i, j) for i in range(T) for j in range(i, min(T, i + max_len)) if m[i] and m[j]),
+               key=lambda ij: s[ij[0]] + e[ij[1]])
+    return best[0], best[1], float(s[best[0]] + e[best[1]])
+
+
 @pytest.mark.parametrize("style", [SOLUTIONS["my_best_span"], span_loops])
 def test_best_span_accepts(style, capsys):
     check.best_span(style)
@@ -256,6 +264,7 @@ def span_never_last(s, e, m, k):  # ends searched in range(len - 1): the last to
     (span_float32_min_fill, r"(?s)in float16.*raised RuntimeError.*\n.*hint: the logits are torch.float16.*-inf"),
     (span_in_float32, r"(?s)in float64.*expected \(i, j, score\) = \(6, 6.*received \(4, 4.*\n.*hint: .*float32.*"
                       r"no .float\(\)"),
+    (span_in_numpy, r"(?s)requiring grad.*raised RuntimeError.*\n  hint: .*\.detach\(\) first"),
 ])
 def test_best_span_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -275,7 +284,7 @@ def choice_per_choice(batch, scorer):  # one scorer call per choice, stacked on 
     import numpy as np
     logits = torch.stack([scorer(batch["input_ids"][:, c], batch["token_type_ids"][:, c], batch["attention_mask"][:, c])
                           for c in range(batch["input_ids"].shape[1])], dim=1)
-    z = logits.numpy().astype(np.float64)
+    z = logits.detach().numpy().astype(np.float64)  # the logits keep the scorer's graph
     e = np.exp(z - z.max(-1, keepdims=True))
     return logits, e / e.sum(-1, keepdims=True)
 
@@ -338,6 +347,13 @@ def choice_in_place(batch, scorer):
     return SOLUTIONS["my_choice_logits"](batch, scorer)
 
 
+def choices_through_python_floats(batch, scorer):  # the scores copied into a list, then torch.tensor: no graph
+    B, C, T = batch["input_ids"].shape
+    scores = scorer(*(batch[k].reshape(B * C, T) for k in ("input_ids", "token_type_ids", "attention_mask")))
+    logits = torch.tensor(scores.tolist()).view(B, C)
+    return logits, logits.softmax(-1)
+
+
 @pytest.mark.parametrize("style", [SOLUTIONS["my_choice_logits"], choice_loop, choice_per_choice, choice_by_name])
 def test_choice_logits_accepts(style, capsys):
     check.choice_logits(style)
@@ -355,6 +371,8 @@ def test_choice_logits_accepts(style, capsys):
     (choice_exp_over_sum, r"(?s)hand case .*probs.*nan.*exp overflows float32"),
     (choice_view, r"(?s)not contiguous in memory.*raised RuntimeError: view size.*\n.*hint: .view needs"),
     (choice_by_values, r"(?s)keys in another order.*expected 213, received 0"),
+    (choices_through_python_floats, r"(?s)a scorer with a weight w.*do not require grad.*\n  hint: .*tensor "
+                                    r"operations"),
 ])
 def test_choice_logits_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -456,6 +474,19 @@ def f1_no_empty_rule(prediction, gold):
     return 2 * shared / (len(p) + len(g))  # ZeroDivisionError on two empty answers
 
 
+def f1_tokens_cleaned_one_by_one(prediction, gold):  # split first: a lone "-" is left as a token ""
+    p, g = ([w for w in ("".join(c for c in t.lower() if c not in string.punctuation) for t in s.split())
+             if w not in ("a", "an", "the")] for s in (prediction, gold))
+    return _f1_tokens(p, g)
+
+
+def f1_difflib_ratio(prediction, gold):  # 2·M / (|p| + |g|), M the tokens matched in order
+    import difflib
+    p, g = (re.sub(r"\b(a|an|the)\b", " ", "".join(c for c in s.lower() if c not in string.punctuation)).split()
+            for s in (prediction, gold))
+    return difflib.SequenceMatcher(None, p, g).ratio() if p and g else float(p == g)
+
+
 @pytest.mark.parametrize("style", [lambda p, g: f1(p, g), f1_regex_tokens])
 def test_squad_f1_accepts(style, capsys):
     check.squad_f1(style)
@@ -488,6 +519,10 @@ def test_squad_f1_accepts(style, capsys):
                                  r"in a row and one was kept"),
     (f1_whitespace_listed, r"(?s)prediction='captain\\xa0ahab'.*received 0\n.*hint: the text was split on the "
                            r"whitespace characters you listed"),
+    (f1_tokens_cleaned_one_by_one, r"(?s)prediction='Ahab - captain'.*received 0.8\n.*hint: each token was "
+                                   r"cleaned after splitting"),
+    (f1_difflib_ratio, r"(?s)prediction='captain Ahab', gold='Ahab captain'.*received 0.5\n.*hint: .*matched in "
+                       r"order"),
 ])
 def test_squad_f1_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -471,6 +471,12 @@ def _mutating_scores(word_counts, splits):
     return result
 
 
+def _zipped_scores(word_counts, splits):
+    """Each count paired with the pieces at the same place in the other dict: right only when both list
+    the words in one order."""
+    return scores(word_counts, dict(zip(word_counts, splits.values())))
+
+
 @pytest.mark.parametrize("bug, message", [
     (lambda c, s: {k: int(v * 0) for k, v in scores(c, s).items()}, r"integer division"),
     (lambda c, s: {(a, b): v * (scores(c, s, divide=False)[a, b] and 1) for (a, b), v in
@@ -482,6 +488,7 @@ def _mutating_scores(word_counts, splits):
     (lambda c, s: {" ".join(k): v for k, v in scores(c, s).items()}, r"keys of your dict are strings"),
     (_mutating_scores, r"changed its input"),
     (_leaky_scores(), r"second time"),
+    (_zipped_scores, r"another order than word_counts(.|\n)*look the pieces up by the word"),
 ])
 def test_pair_scores_rejects_more(bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -61,8 +61,8 @@ def _hint(got, model, batch, layer, head, hook):
             return "this kept only that head and silenced the others"
     probe = _by_hand(hook, model.encoder.layers[layer].attention.output, cfg.hidden_size)
     if probe is not None and probe[2]:
-        return ("nothing changed: a pre-hook must return the new input as a tuple (or modify it in place); "
-                "returning None leaves the input as it was")
+        return ("nothing changed: a pre-hook must return the new input as a tuple; returning None leaves "
+                "the input as it was")
     owned = list(range(head * cfg.head_size, (head + 1) * cfg.head_size))
     if probe is not None and not probe[1] and probe[0] != owned:
         columns = probe[0]
@@ -105,6 +105,54 @@ def _compare(hook, name, model, batch, layer, head):
                             f"\n  hint: {_hint(got, model, batch, layer, head, hook)}")
 
 
+def _gradients(name, model, batch, layer, hook):
+    """Gradients of the last hidden states' sum for `layer`'s query, key and value weights, with `hook` on
+    that layer's output projection (outside no_grad: the hooks of an ablation may serve in training too)."""
+    attention = model.encoder.layers[layer].attention
+    model.zero_grad()
+    handle = attention.output.register_forward_pre_hook(hook)
+    try:
+        with torch.enable_grad():
+            model(**batch).last_hidden_state.sum().backward()
+    except RuntimeError as e:
+        if "inplace" not in str(e):
+            raise ExerciseError(f"{name}: the backward through your hook raised RuntimeError: {e}") from e
+        raise ExerciseError(f"{name}: the backward raised RuntimeError: {str(e).splitlines()[0][:120]}...\n  hint: "
+                            "your hook changed args[0] in place, and autograd keeps that tensor (the attention's "
+                            "output) for the backward: zero the columns of a copy, args[0].clone()") from e
+    finally:
+        handle.remove()
+    weights = [(n, p) for n, p in attention.named_parameters() if not n.startswith("output")]
+    grads = {n: None if p.grad is None else p.grad.clone() for n, p in weights}
+    model.zero_grad()
+    return grads
+
+
+def _gradient_flows(fn, model, batch, layer, head):
+    """The silenced head's neighbours still learn: the gradient reaches this layer's attention through the
+    hook as it does through `masked_heads`. A copy made with .detach() gives the same forward and none."""
+    name = (f"a random 4-head layer: layer {layer}, head {head}, loss = last_hidden_state.sum() backpropagated "
+            "(outside torch.no_grad)")
+    hook = call(fn, f"{name}, my_head_mask_hook({head}, {model.config.head_size})", head, model.config.head_size)
+    got = _gradients(name, model, batch, layer, hook)
+    expected = _gradients(name, model, batch, layer, lambda module, args: (args[0] * _keep(model, head),))
+    for what, grad in got.items():
+        if grad is None or not torch.allclose(grad, expected[what], atol=1e-5):
+            found = "no gradient" if grad is None else "a gradient other than masked_heads gives"
+            raise ExerciseError(f"{name}: layer {layer}'s attention parameter {what} gets {found}; the other heads' "
+                                "gradient flows back through the context\n  hint: a context cut off from the "
+                                "graph (by .detach(), .data or a new tensor made from its values) gives the same "
+                                "forward and no gradient; args[0].clone() copies and keeps the path")
+
+
+def _keep(model, head):
+    """The 0/1 vector over the context's columns that silences `head`, as `masked_heads` builds it."""
+    hs = model.config.head_size
+    keep = torch.ones(model.config.hidden_size)
+    keep[head * hs:(head + 1) * hs] = 0.0
+    return keep
+
+
 def head_mask_hook(fn) -> None:
     """fn(head, head_size) -> a forward pre-hook for `layer.attention.output` that zeros that head's slice."""
     runs = 0
@@ -126,5 +174,7 @@ def head_mask_hook(fn) -> None:
                                         "nothing from an earlier call") from e
                 runs += 1
             # The hook must not hold state between models: a fresh one for another head size still works.
+    _, small, small_batch, _ = _models()[0]
+    _gradient_flows(fn, small, small_batch, 0, 1)
     passed("head_mask_hook", f"{runs} heads silenced, on a random layer and on MiniLM, equal to "
                              "minibert.analysis.masked_heads")

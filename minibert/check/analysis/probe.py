@@ -12,8 +12,8 @@ give slightly different classifiers), so the cases test what every honest linear
    with 38 training words of one tag and 2 of the other (a bias, not only centred features): 1, and the
    same scored on words 100 times as far out (a fit that moves with the test words fails): 1; the line's
    test words and 5 of a tag no training word has: exactly 0.8 (those 5 count, as wrong);
-3. random labels, more dimensions than words: near chance on the test words (nothing carries over); tag 0
-   between two groups of tag 1 on a line: at most 2/3, the most a threshold gets (`probe_limits`);
+3. random labels, more dimensions than words: near chance on the test words (nothing carries over); tag 0 between
+   two groups of tag 1 on a line: at most 2/3 (`probe_limits`); 2 tags, 6 training words in 20 dimensions: 1;
 4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s ridge
    probe, and far above the most frequent tag. The inputs must come back unchanged.
 """
@@ -26,7 +26,7 @@ import torch
 
 from ...analysis import encode_words, probe_accuracy
 from ..common import ExerciseError, as_float, call, minilm_model, minilm_tokenizer, passed
-from .probe_limits import linear_ceiling
+from .probe_limits import fewer_words_than_features, linear_ceiling
 
 MINILM_LAYER = 3  # a middle layer: where chapter 06 found part of speech read best
 
@@ -260,9 +260,8 @@ def _every_test_word_counts(fn):
             "(train_y holds 0 and 1 only)")
     got = _accuracy(name, fn, _a_tag_only_in_the_test_words())
     if abs(got - 0.8) > 1e-6:
-        hint = ("\n  hint: 1.0 is what leaving the 5 words of tag 2 out gives; the accuracy is over every test word "
-                "(25 here), and a word whose tag the probe never saw is one it tags wrong" if abs(got - 1.0) < 1e-6
-                else "")
+        hint = ("\n  hint: 1.0 is what leaving the 5 words of tag 2 out gives; the accuracy is over every test "
+                "word (25 here), and a word whose tag the probe never saw is one it tags wrong") * (abs(got - 1) < 1e-6)
         raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 0.8 (the 20 words of tags 0 and 1 are right, "
                             f"the 5 of tag 2 cannot be){hint}")
 
@@ -287,6 +286,7 @@ def probe(fn) -> None:
     _blind_to_test_labels(fn)
     _every_test_word_counts(fn)  # after the random labels: fitting on the test words also gives 1.0 there
     linear_ceiling(fn, _accuracy)  # after them too: scoring the training words also passes 2/3 there
+    fewer_words_than_features(fn, _accuracy)
     data = _minilm_words()
     name = f"all-MiniLM-L6-v2, layer {MINILM_LAYER}, {len(data[1])} Brown words to fit and {len(data[3])} to score"
     got = _accuracy(name, fn, data)

@@ -1,5 +1,6 @@
 """Exercise 6.4's ceiling: a case where every linear probe stays under 2/3, so a probe that reads more
-is not linear (a hidden layer, a kernel, a nearest neighbour), and measures itself, not the features."""
+is not linear (a hidden layer, a kernel, a nearest neighbour), and measures itself, not the features; and
+a floor: fewer training words than features, where a ridge probe still separates far-apart tags."""
 
 from __future__ import annotations
 
@@ -29,3 +30,23 @@ def linear_ceiling(fn, accuracy) -> None:
                             "regression, with a bias); a hidden layer, or any feature made from x, reads more than "
                             "a linear map of the representation can, and then the probe's accuracy measures the "
                             "probe")
+
+
+def _fewer_words_than_features():
+    """Two tags in 20 dimensions, 3 training words of each: the (21, 21) matrix AᵀA has rank 6 at most, so
+    only the ridge term α I on its diagonal makes it invertible."""
+    g = torch.Generator().manual_seed(76)
+    centres = 3.0 * torch.randn(2, 20, generator=g)
+    train_y, test_y = torch.tensor([0, 1]).repeat(3), torch.tensor([0, 1]).repeat(5)
+    noisy = lambda y: centres[y] + 0.3 * torch.randn(len(y), 20, generator=g)  # noqa: E731
+    return noisy(train_y), train_y, noisy(test_y), test_y
+
+
+def fewer_words_than_features(fn, accuracy) -> None:
+    """A probe fitted on fewer words than features (a few rare tags of a 384-wide layer) must still work."""
+    name = "two tags in 20 dimensions, 3 training words of each (fewer words than features), 10 test words"
+    got = accuracy(name, fn, _fewer_words_than_features())
+    if got < 1.0:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 1.0 (the tags are far apart)\n  hint: with "
+                            "fewer training words than features AᵀA is singular, and only the penalty makes the fit "
+                            "unique: α I, α on the diagonal (torch.eye), makes AᵀA + α I invertible")

@@ -76,9 +76,14 @@ def _check_mask(name: str, got, attention_mask: torch.Tensor, dtype: torch.dtype
         raise ExerciseError(f"{name}: expected dtype {dtype}, received {got.dtype}\n  hint: {hint}")
 
 
+def _same_tensor(a, b) -> bool:
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+            and a.dtype == b.dtype and torch.equal(a.detach(), b))
+
+
 def padding_mask(fn) -> None:
     """Check `fn(attention_mask, dtype=torch.float32) -> additive mask` of shape (B, 1, 1, T)."""
-    hand = 0
+    hand, first = 0, None
     # The mask is 0 for a real token and a large negative finite number (≤ -1e4) for padding, at shape
     # (B, 1, 1, T): for [[1, 1, 0], [1, 0, 0]], [[[[0, 0, -big]]], [[[0, -big, -big]]]].
     for attention_mask, dtype, what in [
@@ -87,7 +92,10 @@ def padding_mask(fn) -> None:
             ([[0, 0, 1, 1, 1]], torch.float32, "padding on the left: the first two keys are masked"),
             ([[1, 1, 0], [1, 1, 1]], torch.float16, "half precision, whose most negative number is -65504"),
             ([[1, 0, 0, 0]], torch.float64, "double precision"),
-            ([[1, 0, 1]], torch.bfloat16, "bfloat16, whose most negative number, -3.3895e38, is above float32's")]:
+            ([[1, 0, 1]], torch.bfloat16, "bfloat16, whose most negative number, -3.3895e38, is above float32's"),
+            # The first case's shape and dtype again, its padding elsewhere: a mask kept from an earlier call
+            # (a cache keyed by shape and dtype) shows here.
+            ([[1, 0, 0], [1, 1, 0]], torch.float32, "the first case's shape and dtype, the padding elsewhere")]:
         attention_mask = torch.tensor(attention_mask)
         name = f"attention_mask {attention_mask.tolist()}" + ("" if dtype is None else f", dtype={dtype}") + \
             f" ({what})"
@@ -95,7 +103,14 @@ def padding_mask(fn) -> None:
                                                         "(it is beyond the range of the dtype); use "
                                                         "torch.finfo(dtype).min"},
                          attention_mask, *(() if dtype is None else (dtype,)))
+        if _same_tensor(got, first):  # the first case's mask was right, so for other padding it is wrong
+            raise ExerciseError(f"{name}: you returned the mask of the first case, {first.tolist()}, whose shape and "
+                                "dtype are the same, not one built from this attention_mask\n  hint: something kept "
+                                "between calls (a cache keyed by shape and dtype) ignores where the padding is; "
+                                "build the mask from attention_mask at every call")
         _check_mask(name, got, attention_mask, dtype or torch.float32)
+        if hand == 0:  # kept to recognise it if a later call of the same shape and dtype returns it again
+            first = got.detach().clone()
         hand += 1
 
     # Random: softmax of random scores plus your mask, against minibert's SelfAttention, which hides

@@ -117,6 +117,10 @@ def _modes(recorder: Recorder, train: list[dict], dev: list[dict]) -> None:
     if not all(on_train):
         raise ExerciseError("a training batch ran in eval mode: call model.train() at the start of every epoch "
                             "(the scoring after the last one left the model in eval mode)")
+    if not all(m.training for m in recorder.modules()):
+        raise ExerciseError("your loop returned the model in eval mode (dropout off): after the last epoch's dev "
+                            "accuracy too, put it back to training (model.train()), as minibert's finetune does, so "
+                            "whoever trains it next trains with dropout")
 
 
 def _no_warmup_steps(fn) -> None:
@@ -174,4 +178,4 @@ def finetune_loop(fn) -> None:
                                 f"{' and '.join(str(len(b['labels'])) for b in dev)}), as a float")
     _no_warmup_steps(fn)  # after the two runs, so that their hints come first
     passed("finetune_loop", "the weights after 3 epochs are minibert's loop's, on three runs; one dev accuracy per "
-                            "epoch, scored in eval mode")
+                            "epoch, scored in eval mode, the model left in training mode")

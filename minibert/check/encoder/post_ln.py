@@ -233,20 +233,32 @@ def encoder_layer(fn) -> None:
     _gradients(fn, model.encoder.layers[1], hidden[1], real_mask)
     passed("encoder_layer", f"2 hand-computed cases, 1 in float64 and {n} random and real ones agree with "
                             "minibert's EncoderLayer (all-MiniLM-L6-v2's 6 layers, with padding), and so do the "
-                            "gradients that reach the layer's weights")
+                            "gradients that reach the layer's weights and its input")
 
 
 def _gradients(fn, layer, x, key_mask) -> None:
-    """A layer is trained through this function: a loss's gradients must reach every weight as through
-    minibert's forward (eval mode: no dropout, the same function of the weights)."""
-    name = "layer 1 of all-MiniLM-L6-v2 on the real hidden states, its weights requiring grad, the loss (out * w).sum()"
+    """A layer is trained through this function: a loss's gradients must reach every weight, and the input x
+    (the layer below trains through it), as through minibert's forward (eval mode: no dropout, the same
+    function of the weights). The loss weighs each output by a random w: LayerNorm's outputs sum to a
+    constant, so out.sum() would give near-zero gradients whatever the wiring."""
+    name = ("layer 1 of all-MiniLM-L6-v2 on the real hidden states, x and the layer's weights requiring grad, the "
+            "loss (out * w).sum()")
     sealed, reference = _sealed(layer), copy.deepcopy(layer).eval()
-    got = call(fn, name, x.clone(), key_mask, sealed)
+    mine, theirs = x.clone().requires_grad_(), x.clone().requires_grad_()
+    got = call(fn, name, mine, key_mask, sealed)
     if not (isinstance(got, torch.Tensor) and got.requires_grad):
         raise ExerciseError(f"{name}: your output does not require grad, so training would never reach the layer's "
                             "weights\n  hint: eval mode only switches dropout off; torch.no_grad(), .detach() or "
                             ".data take the result out of autograd's graph")
     leaves = [(f"layer.{n}", p, q) for (n, p), q in zip(sealed.named_parameters(), reference.parameters(), strict=True)]
-    expect_same_gradients(name, got, reference(x, key_mask)[0], leaves, against="minibert's EncoderLayer", seed=3_2,
-                          atol=1e-4, rtol=1e-3, hint="every step from the weights to the output must stay in "
-                                                     "autograd's graph")
+    leaves.append(("the input x", mine, theirs))
+    expect_same_gradients(name, got, reference(theirs, key_mask)[0], leaves, against="minibert's EncoderLayer",
+                          seed=3_2, atol=1e-4, rtol=1e-3, hint=_gradient_hint)
+
+
+def _gradient_hint(what: str) -> str:
+    if what == "the input x":  # every weight's gradient agreed: the path that differs carries x alone
+        return ("the weights' gradients agree, so a path from x to the output left autograd's graph: the "
+                "residual adds x itself (x.detach(), x.data or a detached copy pass the values without the "
+                "gradient, and the layer below would not learn through it)")
+    return "every step from the weights to the output must stay in autograd's graph"

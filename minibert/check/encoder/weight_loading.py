@@ -66,6 +66,11 @@ def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i:
                             f"e.g. {missing[0]}\n  hint: read state_dict[key], never state_dict.pop(key) or del: "
                             "the checkpoint is the caller's, and the next layer (or another model) reads it too")
     for key, tensor in given.items():
+        if key.startswith(f"encoder.layer.{i}.") and tensor.dtype != state[key].dtype:
+            raise ExerciseError(f"{name}: after your function the caller's checkpoint holds {key} as "
+                                f"{tensor.dtype}; it was {state[key].dtype}\n  hint: state_dict[key] = ... replaces "
+                                "the caller's tensor: convert a copy, or none at all (param.copy_(tensor) converts "
+                                "to the parameter's dtype for you)")
         if key.startswith(f"encoder.layer.{i}.") and not torch.equal(tensor, state[key]):
             raise ExerciseError(f"{name}: your function changed the checkpoint's tensor {key} in place"
                                 "\n  hint: read state_dict, never write it (t.t_(), t.mul_(...) change the "
@@ -136,16 +141,37 @@ def load_layer(fn) -> None:
             expect_close(f"{name}, then layer(x, key_mask) on the real hidden states {tuple(hidden[i].shape)} of "
                          "a padded batch", got, reference_layer(hidden[i], key_mask)[0])
     _deep_checkpoint(fn, state)
+    _half_checkpoint(fn, config, state)
     passed("load_layer", f"{n_params} tensors of {len(model.encoder.layers)} layers equal BertModel.from_pretrained's, "
                          "and so do the layers' outputs on a real padded batch; layers 1, 10 and 11 of a 12-layer "
-                         "checkpoint whose three dense maps share one shape load as theirs")
+                         "checkpoint whose three dense maps share one shape load as theirs; a float16 checkpoint "
+                         "loads, and stays as it was")
 
 
-def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state: dict) -> int:
-    """Each parameter of `layer` equal to `expected[name]`, else the diagnosis; the count compared."""
+def _half_checkpoint(fn, config, state: dict) -> None:
+    """MiniLM's checkpoint in float16 (as many on the Hub are) into a float32 layer: the values are the float16
+    ones, and the caller's checkpoint keeps its tensors and their dtype."""
+    i = 1
+    half = {k: v.half() for k, v in state.items()}
+    layer = EncoderLayer(config)
+    originals = dict(layer.named_parameters())
+    fresh = {k: v.detach().clone() for k, v in originals.items()}
+    given = dict(half)
+    name = (f"my_load_layer(state_dict, {i}, layer), state_dict all-MiniLM-L6-v2's checkpoint in float16 "
+            "({k: v.half()}), layer a float32 EncoderLayer")
+    call(fn, name, given, i, layer)
+    _check_the_layer(name, layer, given, half, fresh, i, originals)
+    # The layer's dtype is left to the learner (param.data = tensor.clone() takes the checkpoint's): compare values.
+    expected = {k: half[hf_name(f"encoder.layers.{i}.{k}")].float() for k in fresh}
+    _expect_loaded(name, layer, expected, fresh, i, half, as_float=True)
+
+
+def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state: dict, as_float=False) -> int:
+    """Each parameter of `layer` equal to `expected[name]` (both in float32 with `as_float`), else the
+    diagnosis; the count compared."""
     ours = dict(layer.named_parameters())
     for pname, want in expected.items():
-        got = ours[pname].detach()
+        got = ours[pname].detach().float() if as_float else ours[pname].detach()
         if got.shape != want.shape or not torch.equal(got, want):
             raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got, fresh[pname], want, i, state))
     return len(expected)

@@ -23,9 +23,9 @@ WORD_CASES = [  # tokens, the groups worked out by hand, what the case is about
     (["[CLS]", "hello", ",", "world", "!", "[SEP]"], [[1], [2], [3], [4]],
      'punctuation is a word of its own for BERT (its basic tokenizer splits it off before WordPiece); '
      'only "##" joins a token to the one before it, whatever the text looks like'),
-    (["[CLS]", "it", "'", "s", "[SEP]", "##x", "b", "[SEP]"], [[1], [2], [3], [5], [6]],
+    (["[CLS]", "it", "'", "s", "[SEP]", "##x", "##y", "b", "[SEP]"], [[1], [2], [3], [5, 6], [7]],
      'a "##" piece right after a special token cannot join a word across it: it starts a group of its '
-     "own (minibert's whole-word masking does the same)"),
+     "own (minibert's whole-word masking does the same), and the \"##\" piece after it joins that group"),
     (["##ing", "is", "fun", "##ny"], [[0], [1], [2, 3]],
      'a "##" piece at the very start has no word to join: it starts a group of its own'),
     (["[CLS]", "[SEP]", "[PAD]"], [], "special tokens only: no word at all"),
@@ -34,6 +34,9 @@ WORD_CASES = [  # tokens, the groups worked out by hand, what the case is about
     (["[CLS]", "a", "[UNK]", "b", "[SEP]", "c", "[SEP]"], [[1], [2], [3], [5]],
      "[UNK] stands for a whole word the vocabulary cannot spell: an ordinary token, a word of its own; "
      "only [CLS], [SEP] and [PAD] are left out"),
+    (["[CLS]", "see", "[", "1", "]", "[SEP]"], [[1], [2], [3], [4]],
+     '"[" and "]" are punctuation tokens of MiniLM\'s vocabulary, each a word of its own: only the whole tokens '
+     "[CLS], [SEP] and [PAD] are left out (compare whole tokens, not pieces of a string)"),
     (["[CLS]", "the", "[MASK]", "sat", "[SEP]", "[PAD]"], [[1], [2], [3]],
      "[MASK] is an ordinary token here, like [UNK]: a word of its own; only [CLS], [SEP] and [PAD] are left out "
      "(test those three names, not every bracketed token)"),

@@ -162,6 +162,20 @@ def _beside_frozen_weights(model) -> list[torch.Tensor]:
     return out
 
 
+def _frozen_between_calls(fn, model) -> None:
+    """The same model called again after one more parameter was frozen (a second training phase): each call
+    must read the model as it is now."""
+    model.bert.encoder.layers[1].ffn_norm.weight.requires_grad_(False)
+    try:
+        _check(fn, model, "the same BERT called again after layers[1].ffn_norm.weight was frozen too", 0.05)
+    except ExerciseError as e:
+        if "frozen parameters" in str(e) and "ffn_norm.weight" in str(e):  # the earlier call on it was right
+            raise ExerciseError(f"{e}\n  hint: the first call on this model was right, so something kept between "
+                                "calls (functools.lru_cache, a dict keyed by the model) returned its old groups; "
+                                "build the groups afresh at every call") from None
+        raise
+
+
 def _one_step_agrees(fn) -> None:
     """The learner's groups and minibert's give the same AdamW step on BERT."""
     from ...training.optim import parameter_groups as reference
@@ -190,6 +204,7 @@ def parameter_groups(fn) -> None:
     frozen.bert.encoder.layers[0].attention.query.weight.requires_grad_(False)  # its bias is still trained
     _check(fn, frozen, "BERT with its position embeddings, one LayerNorm bias and one query weight frozen (the "
                        "query's bias still trained)", 0.05)
+    _frozen_between_calls(fn, frozen)
     _check(fn, _bert().to(torch.bfloat16), "minibert's BertForPreTraining in bfloat16 (model.to(torch.bfloat16))",
            0.01)
     _check(fn, _Renamed(), "a model with a LayerNorm named `norm`, a gain `scale`, a frozen table, a tied "
@@ -198,7 +213,8 @@ def parameter_groups(fn) -> None:
     _check(fn, nn.LayerNorm(6), "torch.nn.LayerNorm(6) alone: no matrix, so the decayed group is empty", 0.01)
     _check(fn, nn.Linear(3, 2), "torch.nn.Linear(3, 2), no decay asked for", 0.0)
     _one_step_agrees(fn)
-    passed("parameter_groups", "6 models (minibert's names in float32 and bfloat16, frozen parameters, other names, "
+    passed("parameter_groups", "6 models (minibert's names in float32 and bfloat16, frozen parameters, one more "
+                               "frozen between two calls, other names, "
                                "a tied weight, a 3-D one and a 0-D one, a LayerNorm alone, a Linear with "
                                "weight_decay 0.0): decay on every matrix, "
                                "none on every parameter of fewer than 2 dimensions, each trainable tensor once; one "

@@ -203,6 +203,26 @@ def _large_logits(fn) -> int:
     return len(kinds)
 
 
+def _top_class_absent(fn) -> int:
+    """One class each, K = 3, and a batch in which no example is of class 2: a batch need not hold every class,
+    and K is the head's (the logits' width), not what the labels show. Returns how many cases it checked."""
+    g = torch.Generator().manual_seed(71)
+    h, Wp, bp = (torch.randn(*shape, generator=g, dtype=torch.float64) for shape in ((3, 2, 2), (2, 2), (2,)))
+    W, b = torch.randn(3, 2, generator=g, dtype=torch.float64) * 2, torch.randn(3, generator=g, dtype=torch.float64)
+    labels, logits = torch.tensor([0, 1, 1]), _head_ref(h, Wp, bp, W, b)
+    name = "small case, K = 3, labels = [0, 1, 1] (no example of class 2 in this batch)"
+    try:
+        _check_loss(name, fn, h, Wp, bp, W, b, labels, logits, classification_loss(logits, labels,
+                                                                                   "single_label_classification"))
+    except ExerciseError as e:
+        if "your function raised" not in str(e):
+            raise
+        raise ExerciseError(f"{e}\n  hint: K = 2 worked, and this batch lacks its top class: the number of classes "
+                            "is the logits' width, weight.shape[0]; one taken from the labels (max(labels) + 1, "
+                            "F.one_hot(labels) without num_classes) is 2 here") from e
+    return 1
+
+
 def sequence_loss(fn) -> None:
     """fn(hidden (B, T, H), pooler_weight (H, H), pooler_bias (H,), weight (K, H), bias (K,), labels)
     -> (logits (B, K), loss: a 0-dim tensor, the mean over the batch)."""
@@ -220,6 +240,7 @@ def sequence_loss(fn) -> None:
         _check_loss(f"small case, K = {K}, labels = {shown}", fn, h, Wp, bp, W, b, labels, logits,
                     classification_loss(logits, labels, kind))
         cases += 1
+    cases += _top_class_absent(fn)
     for seed, (H, K, B, T, kind) in enumerate([(24, 3, 4, 7, "single_label_classification"),
                                                (16, 1, 5, 4, "regression"), (16, 4, 3, 5, "multi_label_classification")]):
         torch.manual_seed(seed)

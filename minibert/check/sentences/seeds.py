@@ -16,8 +16,9 @@ from ..common import ExerciseError, as_float, call, passed
 def _pick_ref(dev, test, *, by="mean", source="dev", ddof=1, report="dev"):
     """(best setting, its mean, its sd); the keyword arguments produce the usual mistakes."""
     scores = dev if source == "dev" else test
+    shared = min(len(v) for v in scores.values())  # the seeds every setting has
     key = {"mean": statistics.fmean, "max": max, "median": statistics.median,
-           "rounded": lambda v: round(statistics.fmean(v), 2)}[by]
+           "rounded": lambda v: round(statistics.fmean(v), 2), "shared": lambda v: statistics.fmean(v[:shared])}[by]
     best = max(scores, key=lambda s: key(scores[s]))
     values = (dev if report == "dev" else test)[best]
     sd = statistics.stdev(values) if ddof == 1 else statistics.pstdev(values)
@@ -40,6 +41,9 @@ MISTAKES = [
     ("this setting's mean equals the best one only once rounded to two decimals: compare the means as they "
      "are, and round only what you print (a table's rounding is for reading, not for choosing)",
      dict(by="rounded")),
+    ("this setting has the best mean over the first seeds only, as many as the setting with the fewest has: "
+     "each setting's mean is over all its seeds (a seed that a setting has and another lacks still counts)",
+     dict(by="shared")),
     ("the best single seed, and the population sd", dict(by="max", ddof=0)),
     ("chosen on test, with the population sd", dict(source="test", ddof=0)),
 ]
@@ -123,6 +127,10 @@ def pick_setting(fn) -> None:
     uneven = {"a": [0.70, 0.70, 0.70, 0.70], "b": [0.80, 0.78]}  # a run killed early: b has 2 seeds, a 4
     _check(f"hand case: settings with 4 and 2 seeds, dev {uneven}, test equal to dev", fn, uneven,
            copy.deepcopy(uneven))
+    # Its third seed lifts a above b: a comparison made on the first two seeds alone (the most b has) chooses b.
+    later = {"a": [0.70, 0.80, 0.90], "b": [0.76, 0.76]}
+    _check(f"hand case: settings with 3 and 2 seeds, the third one deciding, dev {later}, test equal to dev", fn,
+           later, copy.deepcopy(later))
     near = {"a": [0.801, 0.803], "b": [0.803, 0.805]}  # means 0.802 and 0.804: both 0.80 to two decimals
     _check(f"hand case: means that agree to two decimals, dev {near}, test equal to dev", fn, near,
            copy.deepcopy(near))
@@ -146,5 +154,5 @@ def pick_setting(fn) -> None:
         dev, test = _random_case(rng, settings, seeds)
         _check(f"random case: {settings} settings of {seeds} seeds, compared with minibert.finetune.sweep.summary",
                fn, dev, test)
-    passed("pick_setting", f"9 hand-computed cases and {len(cases)} random grids agree with "
+    passed("pick_setting", f"10 hand-computed cases and {len(cases)} random grids agree with "
                            "minibert.finetune.sweep.summary, chosen on dev")

@@ -6,6 +6,7 @@ with j ≥ i, both ends in the passage, and at most `max_answer_length` tokens (
 from __future__ import annotations
 
 import math
+import warnings
 
 import torch
 
@@ -146,6 +147,23 @@ def _check(fn, name, start, end, mask, max_len):
                         f"({i}, {j}, {score:.4g})" + (f"\n  hint: {hint}" if hint else ""))
 
 
+def _straight_from_a_model(fn):
+    """The worked example, its logits requiring grad as a model's outputs do when it was not run under
+    torch.no_grad() (a training loop's evaluation, say): the search reads their values all the same."""
+    start, end = (torch.tensor(x, requires_grad=True) for x in ([0, 0, 0, 0, 0.5, 0, 3, 0], [0, 0, 0, 0, 2, 0.5, 0, 0]))
+    mask = (torch.arange(8) >= 4) & (torch.arange(8) <= 6)
+    name = "the worked example again, its logits requiring grad (a model's outputs outside torch.no_grad())"
+    try:
+        with warnings.catch_warnings():  # float() of a score that requires grad warns; the value is what counts here
+            warnings.filterwarnings("ignore", "Converting a tensor with requires_grad=True to a scalar")
+            _check(fn, name, start, end, mask, 30)
+    except ExerciseError as e:
+        if "requires grad" not in str(e):
+            raise
+        raise ExerciseError(f"{e}\n  hint: logits that require grad refuse .numpy(); take their values with "
+                            ".detach() first (.detach().numpy()), which copies nothing") from e
+
+
 def best_span(fn) -> None:
     """fn(start_logits (T,), end_logits (T,), context_mask (T,) bool, max_answer_length) -> (i, j, score)."""
     for start, end, blocks, max_len, lesson in HAND:
@@ -156,6 +174,7 @@ def best_span(fn) -> None:
         where = " and ".join(f"{a}..{b}" for a, b in blocks)
         name = f"hand case start={start}, end={end}, passage tokens {where}, max_answer_length={max_len} ({lesson})"
         _check(fn, name, torch.tensor(start, dtype=torch.float), torch.tensor(end, dtype=torch.float), mask, max_len)
+    _straight_from_a_model(fn)
     for start, end, (a, b), max_len, dtype, lesson in DTYPES:
         mask = (torch.arange(len(start)) >= a) & (torch.arange(len(start)) <= b)
         name = (f"hand case start={start}, end={end} in {str(dtype).removeprefix('torch.')}, passage tokens {a}..{b}, "
@@ -173,6 +192,6 @@ def best_span(fn) -> None:
             _check(fn, f"random case T={T}, question {q} tokens, passage {int(mask.sum())} tokens, "
                        f"max_answer_length={max_len}", start, end, mask, max_len)
             n += 1
-    passed("best_span", f"{len(HAND) + len(DTYPES)} hand-computed windows (one in float16, one in float64) and {n} "
-                        "random ones agree with minibert.heads.question_answering.best_spans (the float64 one with "
-                        "an exact search, as best_spans adds in float32)")
+    passed("best_span", f"{len(HAND) + len(DTYPES) + 1} hand-computed windows (one in float16, one in float64, one "
+                        f"requiring grad) and {n} random ones agree with minibert.heads.question_answering.best_spans "
+                        "(the float64 one with an exact search, as best_spans adds in float32)")

@@ -115,6 +115,29 @@ def _course_case():
     return batch, score, expected
 
 
+def _gradient_reaches_the_scorer(fn, batch):
+    """The logits feed a training loss (cross-entropy over the choices), so a loss on them must train the
+    scorer: a scorer with one weight w, a row's score w · (the sum of its real ids), and logits.sum()
+    backpropagated gives w the sum over every row, as the scores themselves would."""
+    w = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    scorer = _Scorer(lambda input_ids, token_type_ids, attention_mask: w * _sum_scorer(
+        input_ids, token_type_ids, attention_mask).double())
+    name = ("hand case (B, C, T) = (2, 3, 4), a scorer with a weight w = 0.5 (float64, requiring grad): a row's score "
+            "= w · the sum of its real ids; logits.sum().backward()")
+    got = call(fn, name, {k: v.clone() for k, v in batch.items()}, scorer)
+    logits = got[0] if isinstance(got, (tuple, list)) and got else got
+    expected = float(_sum_scorer(**{k: v.reshape(6, 4) for k, v in batch.items()}).sum())
+    if not (isinstance(logits, torch.Tensor) and logits.requires_grad):
+        raise ExerciseError(f"{name}: your logits do not require grad, so no gradient reaches the scorer's w (expected "
+                            f"w.grad = {expected:g})\n  hint: put the scores back with tensor operations (.view, "
+                            ".reshape, torch.stack), which keep the scorer's graph; a table of Python numbers "
+                            "(.tolist(), .item()) made into a new tensor, or .detach(), cuts the logits off from it")
+    call(lambda: logits.sum().backward(), f"{name}: the backward")
+    if w.grad is None or abs(float(w.grad) - expected) > 1e-9 * abs(expected):
+        raise ExerciseError(f"{name}: w.grad = {None if w.grad is None else float(w.grad)}, expected {expected:g} "
+                            "(each row's score counted once)")
+
+
 def choice_logits(fn) -> None:
     """fn(batch of (B, C, T) tensors, scorer(input_ids, token_type_ids, attention_mask) on (N, T) -> (N,))
     -> (logits (B, C), probs (B, C))."""
@@ -143,5 +166,7 @@ def choice_logits(fn) -> None:
                   f"{tuple(batch['input_ids'].shape)}", batch, score, expected))
     for name, batch, score, expected in cases + more:
         _check(fn, name, batch, score, expected)
+    _gradient_reaches_the_scorer(fn, cases[0][1])
     passed("choice_logits", f"{len(cases) - 1 + len(more)} hand-made batches (one of a single question, one not "
-                            "contiguous in memory) and the course model's BertForMultipleChoice agree")
+                            "contiguous in memory) and the course model's BertForMultipleChoice agree; the "
+                            "gradient reaches the scorer")

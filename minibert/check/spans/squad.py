@@ -5,6 +5,7 @@ whitespace collapsed), over token multisets, 1 when both sides are empty ("no an
 
 from __future__ import annotations
 
+import difflib
 import random
 import re
 import string
@@ -16,8 +17,11 @@ from ..common import ExerciseError, as_float, passed, valid_lines
 
 
 def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="tokens", sets=None, empty=1.0,
-        accents=True, spaces_only=False):
+        accents=True, spaces_only=False, each_token=False):
     """F1 with the usual mistakes switched on by the keyword arguments."""
+    if each_token:  # split first, then each token cleaned: a token of punctuation alone stays, as ""
+        return _f1_of_tokens(*(_cleaned_one_by_one(s) for s in (prediction, gold)), empty=empty, sets=sets)
+
     def normalise(s):
         s = s.casefold() if lower == "casefold" else s.lower() if lower else s
         if not accents:  # NFKD, combining marks dropped: "café" -> "cafe"
@@ -46,8 +50,19 @@ def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="
     split = (lambda t: t.split(" ") if t else []) if spaces_only else str.split  # split(" "): a tab stays in a word
     p, g = normalise(prediction), normalise(gold)
     p, g = (split(p), split(g)) if unit == "tokens" else (list(p.replace(" ", "")), list(g.replace(" ", "")))
+    return _f1_of_tokens(p, g, empty=empty, sets=sets)
+
+
+def _cleaned_one_by_one(text):
+    words = ("".join(ch for ch in w.lower() if ch not in string.punctuation) for w in text.split())
+    return [w for w in words if w not in ("a", "an", "the")]
+
+
+def _f1_of_tokens(p, g, *, empty=1.0, sets=None):
     if not p or not g:
         return empty if not p and not g else 0.0
+    if sets == "in order":  # difflib's 2·M / (|p| + |g|): M counts the tokens matched in order
+        return difflib.SequenceMatcher(None, p, g).ratio()
     if sets:
         overlap = len(set(p) & set(g))
         if sets == "sizes":
@@ -93,6 +108,10 @@ MISTAKES = [
     ("the text was split on the whitespace characters you listed; a no-break space (\\xa0, common in Wikipedia's "
      "text) or a \\r separates words too: split() with no argument splits on every whitespace character",
      dict(spaces_only="listed")),
+    ("the overlap counts the tokens matched in order (difflib's ratio, a longest common subsequence); SQuAD's "
+     "overlap is of the two multisets, whatever their order: Counter(p) & Counter(g)", dict(sets="in order")),
+    ("each token was cleaned after splitting, so a token of punctuation alone (\"-\") was left as an empty token \"\" "
+     "that counts as a word; delete the punctuation from the whole text first, then split", dict(each_token=True)),
     ("both answers are empty after normalisation (\"no answer\" on both sides): that is a match, F1 = 1",
      dict(empty=0.0)),
 ]
@@ -129,6 +148,9 @@ HAND = [
     ("Ahab", "", 0.0, "an answer given, none expected"),
     ("captain\nahab", "captain\tahab", 1.0, "a newline and a tab separate words as a space does: split() "
      "splits on any run of whitespace, split(\" \") on spaces only"),
+    ("captain Ahab", "Ahab captain", 1.0, "the overlap is of the two multisets of tokens: their order does not "
+     "count"),
+    ("Ahab - captain", "Ahab captain", 1.0, "a lone '-' is punctuation and nothing else: deleted, it leaves no token"),
     ("captain\xa0ahab", "captain ahab", 1.0, "a no-break space (\\xa0, common in Wikipedia's text) is whitespace "
      "too: split() with no argument splits on it"),
 ]

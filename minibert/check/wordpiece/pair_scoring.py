@@ -22,6 +22,9 @@ _SAME_MERGE_COUNTS = {"abc": 2, "abcx": 3}
 _SAME_MERGE_SPLITS = {"abc": ["ab", "##c"], "abcx": ["a", "##bc", "##x"]}
 _MERGED_COUNTS = {"hug": 10, "hugs": 5, "bug": 2}
 _MERGED_SPLITS = {"hug": ["hug"], "hugs": ["hug", "##s"], "bug": ["b", "##ug"]}
+# Two dicts need not list their words in the same order (splits rebuilt by a merge, read from a file...).
+_ORDER_COUNTS = {"ab": 1, "cd": 3}
+_ORDER_SPLITS = {"cd": ["c", "##d"], "ab": ["a", "##b"]}
 
 # (name, word counts, splits, expected scores worked out by hand, {(pair, wrong value): what went wrong})
 PAIR_CASES = [
@@ -56,6 +59,12 @@ PAIR_CASES = [
     ("pieces after some merges", _MERGED_COUNTS, _MERGED_SPLITS,
      # freq(hug) = 15, freq(##s) = 5, freq(b) = 2, freq(##ug) = 2
      {("hug", "##s"): 5 / (15 * 5), ("b", "##ug"): 2 / (2 * 2)}, {}),
+    ("splits listing the words in another order than word_counts", _ORDER_COUNTS, _ORDER_SPLITS,
+     # freq(a) = freq(##b) = freq(a ##b) = 1; freq(c) = freq(##d) = freq(c ##d) = 3
+     {("a", "##b"): 1 / (1 * 1), ("c", "##d"): 3 / (3 * 3)},
+     {(("a", "##b"), 1 / 3): "each word's count went to another word's pieces: look the pieces up by the word, "
+                             "splits[word], rather than walking the two dicts side by side (zip of their values "
+                             "assumes one order)"}),
 ]
 
 
