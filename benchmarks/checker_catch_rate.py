@@ -63,6 +63,7 @@ def run_one(entry, timeout: int) -> dict:
     """Run entry's checker on entry's function: outcome "caught", "crash", "passed" or "timeout"."""
     random.seed(0)
     torch.manual_seed(0)
+    grad_mode, default_dtype = torch.is_grad_enabled(), torch.get_default_dtype()  # a bug may change them for good
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
     t0 = time.perf_counter()
@@ -78,6 +79,8 @@ def run_one(entry, timeout: int) -> dict:
         outcome, message = "crash", f"{type(e).__name__}: {e}"
     finally:
         signal.alarm(0)
+        torch.set_grad_enabled(grad_mode)  # each function runs in the state a fresh kernel has
+        torch.set_default_dtype(default_dtype)
     first = message.strip().splitlines()[0] if message.strip() else ""
     return dict(exercise=entry.exercise, checker=entry.checker, name=entry.name, kind=entry.kind,
                 split=entry.split, batch=entry.batch, mistake=entry.mistake, outcome=outcome, message=first,

@@ -746,6 +746,18 @@ def embed_in_float32(ids, sep, word, position, segment, w, b, eps):  # float64 t
     return _layer_norm(x, w.float(), b.float(), eps)
 
 
+def embed_ids_flattened_with_view(ids, sep, word, position, segment, w, b, eps):  # .view: non-contiguous ids fail
+    B, T = ids.shape
+    x = word[ids.view(-1)].view(B, T, -1) + segment[token_types(ids, sep)] + position[torch.arange(T)]
+    return _layer_norm(x, w, b, eps)
+
+
+def embed_ids_flattened_with_reshape(ids, sep, word, position, segment, w, b, eps):  # correct: reshape copies
+    B, T = ids.shape
+    x = word[ids.reshape(-1)].reshape(B, T, -1) + segment[token_types(ids, sep)] + position[torch.arange(T)]
+    return _layer_norm(x, w, b, eps)
+
+
 def attention_softmax_in_float32(q, k, v, key_mask=None):  # "for stability": float64 inputs lose precision
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     if key_mask is not None:
@@ -896,6 +908,7 @@ BUGS = [
     ("one_head", head_as_a_row, r"not a \(1, hs\) matrix"),
     ("embeddings", embed_one_pass_variance, r"large common offset.*\n.*cancels catastrophically"),
     ("embeddings", embed_in_float32, r"float64 tables.*dtype torch.float32, expected torch.float64"),
+    ("embeddings", embed_ids_flattened_with_view, r"random case 4.*non-contiguous.*raised RuntimeError"),
     ("scaled_attention", attention_softmax_in_float32, r"float64 q, k, v.*differ(?s:.*)pass through float32"),
     ("padding_mask", mask_half_or_float32_min, r"bfloat16.*raised(?s:.*)torch.finfo\(dtype\).min"),
     ("packed_attention", mha_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),
@@ -909,6 +922,7 @@ ACCEPTED = [
     ("embeddings", embed_with_torch_layer_norm),
     ("embeddings", embed_with_loops),
     ("embeddings", embed_with(types_by_scanning)),
+    ("embeddings", embed_ids_flattened_with_reshape),
     ("scaled_attention", attention_einsum),
     ("scaled_attention", attention_google_additive),
     ("scaled_attention", attention_loop_over_heads),

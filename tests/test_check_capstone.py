@@ -256,6 +256,9 @@ def test_the_model_accepts_sdpa_and_weights_kept_transposed(capsys):
       "lambda step: min(step / warmup, max(0.0, 1 - step / total))"),
      r"int\(0.1 x 6 steps\) = 0 steps.*raised ZeroDivisionError"),
     (("    model.train()\n    return accuracies", "    return accuracies"), r"returned the model in eval mode"),
+    (("F.cross_entropy(logits, batch[\"labels\"]).backward()",  # segment B read as A: the checker's pairs show it
+      "F.cross_entropy(model(batch[\"input_ids\"], torch.zeros_like(batch[\"input_ids\"]), "
+      "batch[\"attention_mask\"]), batch[\"labels\"]).backward()"), r"seed 0\): the weights after your loop are not"),
 ])
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")  # the mistake's own
 def test_loop_mistakes_are_named(case):
@@ -307,6 +310,11 @@ def test_loop_accepts_a_hand_written_schedule_and_minibert_optimizer(capsys):
     (("weights[\"cls.predictions.transform.LayerNorm.bias\"], eps=1e-12)",
       "weights[\"cls.predictions.transform.LayerNorm.bias\"], eps=1e-5)"), r"(?s)times 0\.01.*eps 1e-5"),
     (("x = F.gelu(hidden @", "x = F.gelu(approximate=\"tanh\", input=hidden @"), r"tanh approximation of GELU"),
+    (("x = F.gelu(hidden @ weights[\"cls.predictions.transform.dense.weight\"]",
+      "x = F.gelu(hidden @ weights.pop(\"cls.predictions.transform.dense.weight\")"),
+     r"changed the weights dict it was given.*transform.dense.weight"),
+    (("# The decoder is tied", "weights[\"cls.predictions.bias\"].mul_(1.5)  # The decoder is tied"),
+     r"wrote into the weights it was given \(cls.predictions.bias, in place\)"),
     (("return x @ weights[\"bert.embeddings.word_embeddings.weight\"].T + weights[\"cls.predictions.bias\"]",
       "return (x @ weights[\"bert.embeddings.word_embeddings.weight\"].T\n"
       "            + weights[\"cls.predictions.bias\"]).softmax(-1)"),

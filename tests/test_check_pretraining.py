@@ -625,7 +625,29 @@ def clip_in_the_grads_dtype(params, max_norm):  # one long vector, its norm in f
     return total
 
 
+def clip_trainable_only(params, max_norm):  # a parameter frozen after its backward still has a gradient
+    grads = [p.grad for p in params if p.requires_grad and p.grad is not None]
+    total = math.sqrt(sum(float((g.double() ** 2).sum()) for g in grads))
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / total)
+    return total
+
+
+def clip_flattened_with_view(params, max_norm):  # .view(-1) refuses a non-contiguous gradient
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return 0.0
+    total = float(torch.cat([g.view(-1).double() for g in grads]).norm())
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / total)
+    return total
+
+
 @pytest.mark.parametrize("fn, message", [
+    (clip_trainable_only, r"frozen after its backward \(requires_grad=False, \.grad kept\): still clipped"),
+    (clip_flattened_with_view, r"a parameter stored transposed, its gradient non-contiguous.*raised RuntimeError"),
     (clip_in_the_grads_dtype, r"a float16 gradient of 5,000 elements.*\n.*the global norm is 70710\.7, beyond 65504, "
                               r"the largest torch.float16 number.*inf = 0 wiped out every gradient"),
     (clip_squared_compared, r"\(norm 1\.5\), max_norm 2: nothing changes.*\n.*below max_norm must be left"),

@@ -288,6 +288,22 @@ def test_pad_input_rejects_changed_inputs():
         check.pad_input(scrambles)
 
 
+def unpad_through_numpy(x, attention_mask):  # the values right, from numpy: no graph back to x
+    keep = np.flatnonzero(attention_mask.numpy())
+    return torch.from_numpy(x.detach().numpy().reshape(-1, *x.shape[2:])[keep]), torch.from_numpy(keep).long()
+
+
+def pad_detached(x, indices, B, T):  # the values right, the graph cut
+    return pad_scatter(x.detach(), indices, B, T)
+
+
+def test_unpad_and_pad_reject_a_cut_gradient():
+    with pytest.raises(ExerciseError, match=r"x \(3, 4, 2\) float64 requiring grad.*x.grad is None"):
+        check.unpad_input(unpad_through_numpy)
+    with pytest.raises(ExerciseError, match=r"requiring grad.*x \(packed\).grad is None"):
+        check.pad_input(pad_detached)
+
+
 # --- 10.3 micro-batches sized in tokens ----------------------------------------------------------------
 
 def steps_divisors(batch_size, seq_len, processes, micro_batch_tokens):  # numpy, all divisors at once: correct

@@ -594,3 +594,20 @@ def loss_one_hot_without_k(hidden, pooler_weight, pooler_bias, weight, bias, lab
 def test_sequence_loss_rejects_classes_counted_from_the_labels():
     with pytest.raises(ExerciseError, match=r"(?s)no example of class 2.*raised.*\n  hint: .*weight.shape\[0\]"):
         check.sequence_loss(loss_one_hot_without_k)
+
+
+def head_pooled_detached(hidden, Wp, bp, W, b):  # the values right, the pooler and hidden cut off the graph
+    return torch.tanh(hidden[:, 0] @ Wp.T + bp).detach() @ W.T + b
+
+
+def loss_from_floats(logits, labels):  # the loss's value right, rebuilt from a Python float: no graph at all
+    return torch.tensor(loss_functional(logits, labels).item(), dtype=logits.dtype)
+
+
+@pytest.mark.parametrize("bug, message", [
+    (with_loss(head_pooled_detached), r"gradient case, K = 2.*gradient does not reach `hidden`"),
+    (with_loss(head_linear, loss_from_floats), r"gradient case, K = 2.*the loss does not require grad"),
+])
+def test_sequence_loss_rejects_a_cut_gradient(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.sequence_loss(bug)

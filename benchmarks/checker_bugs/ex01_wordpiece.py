@@ -14,6 +14,9 @@ import re
 import numpy as np
 import itertools
 import math
+from fractions import Fraction
+from functools import reduce
+import heapq
 
 EX = Exercise("1.1", "basic_words")
 
@@ -2116,3 +2119,471 @@ def water_level_on_the_lengths(tokens_a, tokens_b, max_length):
             keep_a += 1
         a, b = a[:keep_a], b[:keep_b]
     return ["[CLS]"] + a + ["[SEP]"] + b + ["[SEP]"], [0] * (len(a) + 2) + [1] * (len(b) + 1)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX.batch = 9
+
+
+def _in_cjk_b9(ch):
+    return any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
+
+
+def _is_punct_b9(ch):
+    return (ch.isascii() and not ch.isalnum()) or unicodedata.category(ch).startswith("P")
+
+
+def _words_b9(text):
+    words = []
+    for chunk in text.split():
+        current = ""
+        for ch in chunk:
+            if _is_punct_b9(ch):
+                if current:
+                    words.append(current)
+                words.append(ch)
+                current = ""
+            else:
+                current += ch
+        if current:
+            words.append(current)
+    return words
+
+
+@EX.bug
+def lowered_at_the_top_of_the_loop(text):
+    """I lower-cased each character first thing in the loop (ch = ch.lower()) and only then looked at its category and code point; "İ".lower() is two characters, i + U+0307, and unicodedata.category refuses a string of two.
+    Differs on: "İstanbul" (expected ["istanbul"], raises TypeError); every other character lower-cases to one, so text without U+0130 agrees."""
+    out = []
+    for ch in text:
+        ch = ch.lower()
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _in_cjk_b9(ch) else kept)
+    return _words_b9("".join(out))
+
+
+@EX.bug
+def character_kept_when_stripping_leaves_nothing(text):
+    """Afraid that a character could vanish by accident, I kept the character as it was whenever dropping its Mn marks left nothing (kept = stripped or ch); but a combining mark typed on its own is nothing but Mn, so in text that is already decomposed the accents stay.
+    Differs on: "cafe\\u0301" (decomposed é; expected ["cafe"], gives ["cafe\\u0301"]); precomposed "café" agrees."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            low = ch.lower()
+            stripped = "".join(c for c in unicodedata.normalize("NFD", low) if unicodedata.category(c) != "Mn")
+            kept = stripped or ch
+            out.append(f" {kept} " if _in_cjk_b9(ch) else kept)
+    return _words_b9("".join(out))
+
+
+@EX.bug
+def wide_letters_taken_for_ideographs(text):
+    """I recognised a CJK ideograph as a letter that is wide on screen, ch.isalpha() and unicodedata.east_asian_width(ch) == "W", instead of testing the code point against CJK_RANGES; kana and Hangul syllables are wide letters too, so each becomes a word of its own.
+    Differs on: "ひらがな" (expected ["ひらかな"], the dakuten being Mn; gives ["ひ", "ら", "か", "な"]); "한국" (expected one word, in jamo; gives two); "北京x" agrees."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            out.append(" ")
+        elif ch in "\x00\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            wide = ch.isalpha() and unicodedata.east_asian_width(ch) == "W"
+            out.append(f" {kept} " if wide else kept)
+    return _words_b9("".join(out))
+
+
+@EX.bug
+def replacement_character_made_a_space(text):
+    """I read U+FFFD as a character that was lost, so I turned it into a space like the whitespace (at least it should separate the words around it), and dropped only NUL and the control and format categories.
+    Differs on: "ab\\ufffdcd" (expected ["abcd"], gives ["ab", "cd"])."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r\ufffd" or cat == "Zs":
+            out.append(" ")
+        elif ch == "\x00" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        else:
+            kept = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if unicodedata.category(c) != "Mn")
+            out.append(f" {kept} " if _in_cjk_b9(ch) else kept)
+    return _words_b9("".join(out))
+
+
+@EX.correct
+def index_walk_with_slices(text):
+    """A C-style walk with an index over the cleaned string, each word cut out with a slice between two boundaries; punctuation from string.punctuation or a P category."""
+    cleaned = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in " \t\n\r" or cat == "Zs":
+            cleaned.append(" ")
+            continue
+        if ch == "\x00" or ch == "\ufffd" or cat in ("Cc", "Cf", "Co", "Cs"):
+            continue
+        piece = unicodedata.normalize("NFD", ch.lower())
+        piece = "".join(c for c in piece if unicodedata.category(c) != "Mn")
+        if _in_cjk_b9(ch):
+            piece = " " + piece + " "
+        cleaned.append(piece)
+    s = "".join(cleaned)
+    words = []
+    i, n = 0, len(s)
+    while i < n:
+        if s[i].isspace():
+            i += 1
+            continue
+        if s[i] in string.punctuation or unicodedata.category(s[i]).startswith("P"):
+            words.append(s[i])
+            i += 1
+            continue
+        j = i
+        while j < n and not s[j].isspace() and not (
+            s[j] in string.punctuation or unicodedata.category(s[j]).startswith("P")
+        ):
+            j += 1
+        words.append(s[i:j])
+        i = j
+    return words
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX1_2.batch = 9
+
+
+@EX1_2.bug
+def last_character_left_to_the_loop_bound(word, vocab):
+    """I wrote the outer loop as `while start < len(word) - 1`, the bound I use when I look at a character and the next one, so when a single character is left at the end the loop stops and that character is never cut (nor found missing).
+    Differs on: "abc" with {"a", "##b", "##c"} (expected [("a", 0, 1), ("##b", 1, 2), ("##c", 2, 3)], gives the first two only); "a" with {"a"} (expected [("a", 0, 1)], gives []); the worked examples, whose last piece is longer than one character, agree."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    pieces = []
+    start = 0
+    while start < len(word) - 1:
+        end = len(word)
+        while end > start:
+            candidate = ("##" if start > 0 else "") + word[start:end]
+            if candidate in vocab:
+                break
+            end -= 1
+        else:
+            return [("[UNK]", 0, len(word))]
+        pieces.append((candidate, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.bug
+def whole_word_returned_before_the_length_limit(word, vocab):
+    """I began with a shortcut, `if word in vocab: return [(word, 0, len(word))]`, most words being whole pieces, and put it before the length limit; a word of more than 100 characters that is in the vocabulary then comes back as itself instead of [UNK].
+    Differs on: "a" * 101 with {"a" * 101, "a", "##a"} (expected [("[UNK]", 0, 101)], gives [("a" * 101, 0, 101)]); every word of 100 characters or fewer agrees."""
+    if word in vocab:
+        return [(word, 0, len(word))]
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    out, i = [], 0
+    while i < len(word):
+        for j in range(len(word), i, -1):
+            piece = word[i:j] if i == 0 else "##" + word[i:j]
+            if piece in vocab:
+                out.append((piece, i, j))
+                i = j
+                break
+        else:
+            return [("[UNK]", 0, len(word))]
+    return out
+
+
+@EX1_2.bug
+def vocabulary_looked_up_by_subscript(word, vocab):
+    """I looked each candidate up the dict way, vocab[candidate] inside try / except KeyError, having tried it with VOCAB; the statement also allows a set, which cannot be subscripted, so the lookup raises TypeError, which my except does not catch.
+    Differs on: "unaffable" with the set {"un", "##aff", "##able"} (expected [("un", 0, 2), ("##aff", 2, 5), ("##able", 5, 9)], raises TypeError); with VOCAB, a dict, it agrees."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    result = []
+    start = 0
+    while start < len(word):
+        match = None
+        for end in range(len(word), start, -1):
+            candidate = word[start:end] if start == 0 else "##" + word[start:end]
+            try:
+                vocab[candidate]
+            except KeyError:
+                continue
+            match = (candidate, start, end)
+            break
+        if match is None:
+            return [("[UNK]", 0, len(word))]
+        result.append(match)
+        start = match[2]
+    return result
+
+
+@EX1_2.bug
+def long_word_returned_as_a_bare_triple(word, vocab):
+    """In the length-limit branch I wrote `return ("[UNK]", 0, len(word))`, the triple itself, forgetting the list around it that I did write in the branch where no piece fits.
+    Differs on: "x" * 101 with {"x", "##x"} (expected [("[UNK]", 0, 101)], gives ("[UNK]", 0, 101)); every word of 100 characters or fewer agrees, [UNK] included."""
+    if len(word) > 100:
+        return ("[UNK]", 0, len(word))
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            candidate = word[start:end] if start == 0 else "##" + word[start:end]
+            if candidate in vocab:
+                break
+        else:
+            return [("[UNK]", 0, len(word))]
+        pieces.append((candidate, start, end))
+        start = end
+    return pieces
+
+
+@EX1_2.correct
+def longest_match_walked_down_a_trie(word, vocab):
+    """Two character tries built from the vocabulary (word-initial pieces, and ## pieces without their ##); at each position the word is walked down the right trie, remembering the last node that ends a piece."""
+    if len(word) > 100:
+        return [("[UNK]", 0, len(word))]
+    END = object()
+    initial, inner = {}, {}
+    for piece in vocab:
+        root, text = (inner, piece[2:]) if piece.startswith("##") else (initial, piece)
+        node = root
+        for ch in text:
+            node = node.setdefault(ch, {})
+        node[END] = True
+    # a piece written "##x" is also a word-initial piece "##x": keep it in the initial trie too
+    for piece in vocab:
+        if piece.startswith("##"):
+            node = initial
+            for ch in piece:
+                node = node.setdefault(ch, {})
+            node[END] = True
+    out, pos = [], 0
+    while pos < len(word):
+        node = initial if pos == 0 else inner
+        best = None
+        j = pos
+        while j < len(word) and word[j] in node:
+            node = node[word[j]]
+            j += 1
+            if END in node and j > pos:
+                best = j
+        if best is None:
+            return [("[UNK]", 0, len(word))]
+        text = word[pos:best]
+        out.append((text if pos == 0 else "##" + text, pos, best))
+        pos = best
+    return out
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX1_3.batch = 9
+
+
+def _glued_b9(a, b):
+    return a + (b[2:] if b.startswith("##") else b)
+
+
+@EX1_3.bug
+def pair_counted_by_its_merged_text(word_counts, splits):
+    """I read freq(ab) as the frequency of the piece ab that the merge would make, so I counted each adjacent pair under its merged text (a, then b without its ##); two different pairs that spell the same text share one count.
+    Differs on: word_counts {"abc": 2, "abcd": 3}, splits {"abc": ["a", "##bc"], "abcd": ["ab", "##c", "##d"]} (expected score(a, ##bc) = 2 / (2 * 2) = 0.5 and score(ab, ##c) = 3 / (3 * 3) = 1/3, gives 5/4 and 5/9, both pairs spelling "abc"); the toy corpus split into characters agrees."""
+    piece_freq = defaultdict(int)
+    merged_freq = defaultdict(int)
+    pairs = set()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for p in pieces:
+            piece_freq[p] += n
+        for a, b in zip(pieces, pieces[1:]):
+            merged_freq[_glued_b9(a, b)] += n
+            pairs.add((a, b))
+    return {(a, b): merged_freq[_glued_b9(a, b)] / (piece_freq[a] * piece_freq[b]) for a, b in pairs}
+
+
+@EX1_3.bug
+def hash_marks_ignored_in_piece_counts(word_counts, splits):
+    """I counted freq(a) by the text of the piece, piece.removeprefix("##"), taking the ## for a mark of position rather than part of the piece, so "a" at the start of a word and "##a" inside one are counted together.
+    Differs on: {"aa": 1} split ["a", "##a"] (expected {("a", "##a"): 1 / (1 * 1) = 1.0}, gives 1 / (2 * 2) = 0.25); the toy corpus, where no letter is both first and inside a word, agrees."""
+    text_freq = Counter()
+    pair_freq = Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for p in pieces:
+            text_freq[p.removeprefix("##")] += n
+        for i in range(len(pieces) - 1):
+            pair_freq[pieces[i], pieces[i + 1]] += n
+    return {
+        (a, b): f / (text_freq[a.removeprefix("##")] * text_freq[b.removeprefix("##")])
+        for (a, b), f in pair_freq.items()
+    }
+
+
+@EX1_3.bug
+def scores_rounded_like_the_printout(word_counts, splits):
+    """I rounded each score to 4 decimals, round(score, 4), as the chapter's cell prints them, thinking more digits were noise.
+    Differs on: the toy corpus {hug: 10, pug: 5, pun: 12, bun: 4, hugs: 5} split into characters (expected score(h, ##u) = 1/36 = 0.027777..., gives 0.0278; score(##g, ##s) = 0.05 comes out exact)."""
+    piece_freq, pair_freq = Counter(), Counter()
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for piece in pieces:
+            piece_freq[piece] += n
+        for pair in zip(pieces, pieces[1:]):
+            pair_freq[pair] += n
+    return {(a, b): round(n / (piece_freq[a] * piece_freq[b]), 4) for (a, b), n in pair_freq.items()}
+
+
+_PIECE_FREQ_B9 = Counter()
+_PAIR_FREQ_B9 = Counter()
+
+
+@EX1_3.bug
+def counters_kept_between_calls(word_counts, splits):
+    """I made the two Counters module-level variables, so that the trainer could look at them after each step, and forgot that they are never emptied: every call adds its counts to those of the calls before.
+    Differs on: the toy corpus split into characters, called twice (the first call is right; the second gives score(h, ##u) = 30 / (30 * 72) = 1/72 instead of 1/36); any call after a call with another corpus mixes the two."""
+    for word, n in word_counts.items():
+        pieces = splits[word]
+        for piece in pieces:
+            _PIECE_FREQ_B9[piece] += n
+        for pair in zip(pieces, pieces[1:]):
+            _PAIR_FREQ_B9[pair] += n
+    seen = {pair for word in word_counts for pair in zip(splits[word], splits[word][1:])}
+    return {(a, b): _PAIR_FREQ_B9[a, b] / (_PIECE_FREQ_B9[a] * _PIECE_FREQ_B9[b]) for a, b in seen}
+
+
+@EX1_3.correct
+def exact_fractions_folded_over_the_words(word_counts, splits):
+    """Per-word Counters multiplied by the word count and summed with functools.reduce; each score an exact Fraction, turned into a float at the end."""
+    def word_counts_of(word):
+        n, pieces = word_counts[word], splits[word]
+        singles = Counter({p: k * n for p, k in Counter(pieces).items()})
+        doubles = Counter({pr: k * n for pr, k in Counter(zip(pieces, pieces[1:])).items()})
+        return singles, doubles
+
+    def add(acc, item):
+        return acc[0] + item[0], acc[1] + item[1]
+
+    singles, doubles = reduce(add, (word_counts_of(w) for w in word_counts), (Counter(), Counter()))
+    return {pr: float(Fraction(k, singles[pr[0]] * singles[pr[1]])) for pr, k in doubles.items()}
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX1_4.batch = 9
+
+
+_CLS_B9 = ["[CLS]"]
+
+
+@EX1_4.bug
+def started_from_a_module_level_cls_list(tokens_a, tokens_b, max_length):
+    """I kept CLS = ["[CLS]"] as a module constant and started the sequence with tokens = CLS, then added to it with +=; on a list += extends the list in place, so the constant itself grows and the next call starts from the previous sequence.
+    Differs on: (["call", "me"], ["is", "##hma", "##el"], 512) called twice (the first call is right; the second returns 15 tokens, the first call's 8 followed by "call", "me", "[SEP]", "is", "##hma", "##el", "[SEP]", with only 8 types)."""
+    len_a, len_b = len(tokens_a), 0 if tokens_b is None else len(tokens_b)
+    budget = max_length - (2 if tokens_b is None else 3)
+    while len_a + len_b > budget:
+        if len_a > len_b:
+            len_a -= 1
+        else:
+            len_b -= 1
+    tokens = _CLS_B9
+    tokens += tokens_a[:len_a] + ["[SEP]"]
+    types = [0] * (len_a + 2)
+    if tokens_b is not None:
+        tokens += tokens_b[:len_b] + ["[SEP]"]
+        types += [1] * (len_b + 1)
+    return tokens, types
+
+
+@EX1_4.bug
+def longer_side_measured_in_characters(tokens_a, tokens_b, max_length):
+    """I took "whichever side is longer" to mean the longer text, so I compared the number of characters the two sides still hold, sum(len(t) for t in side), not their number of tokens.
+    Differs on: (["internationalization"], ["a", "b", "c"], 5) (room 2: expected A keeps its token and B keeps "a"; gives A cut to nothing and B keeping "a", "b"); the worked example, whose tokens all have 2 characters, agrees."""
+    a = list(tokens_a)
+    b = None if tokens_b is None else list(tokens_b)
+    room = max_length - (2 if b is None else 3)
+    while len(a) + (0 if b is None else len(b)) > room:
+        chars_a = sum(len(t) for t in a)
+        chars_b = 0 if b is None else sum(len(t) for t in b)
+        if chars_a > chars_b:
+            a.pop()
+        else:
+            b.pop()
+    tokens = ["[CLS]"] + a + ["[SEP]"]
+    types = [0] * len(tokens)
+    if b is not None:
+        tokens += b + ["[SEP]"]
+        types += [1] * (len(b) + 1)
+    return tokens, types
+
+
+@EX1_4.bug
+def cut_only_when_longer_than_max_length(tokens_a, tokens_b, max_length):
+    """I tested whether the text needs cutting with len(tokens_a) + len(tokens_b) > max_length, forgetting the special tokens in that test (the loop inside does cut down to max_length - 3), so a text of up to max_length tokens is not cut at all and the sequence overflows by up to 3.
+    Differs on: (["a", "b"], ["c", "d"], 5) (expected ["[CLS]", "a", "[SEP]", "c", "[SEP]"], gives all 7 tokens); (["a", "b", "c"], None, 4) (expected A cut to "a", "b", gives 5 tokens); the worked example (10 tokens of text for 8) agrees."""
+    n_a = len(tokens_a)
+    n_b = 0 if tokens_b is None else len(tokens_b)
+    if n_a + n_b > max_length:
+        budget = max_length - 2 if tokens_b is None else max_length - 3
+        while n_a + n_b > budget:
+            if n_a > n_b:
+                n_a -= 1
+            else:
+                n_b -= 1
+    tokens = ["[CLS]", *tokens_a[:n_a], "[SEP]"]
+    types = [0] * len(tokens)
+    if tokens_b is not None:
+        tokens += [*tokens_b[:n_b], "[SEP]"]
+        types += [1] * (n_b + 1)
+    return tokens, types
+
+
+@EX1_4.bug
+def tie_cut_from_both_sides(tokens_a, tokens_b, max_length):
+    """When the two sides were equal I removed one token from each, to keep them balanced, instead of one token from B only.
+    Differs on: (["a1", "a2"], ["b1", "b2"], 6) (room 3: expected A keeps a1, a2 and B keeps b1; gives one token each); the worked example (expected a1-a3 and b1, b2, gives a1, a2 and b1, b2)."""
+    keep_a = len(tokens_a)
+    keep_b = 0 if tokens_b is None else len(tokens_b)
+    room = max_length - (2 if tokens_b is None else 3)
+    while keep_a + keep_b > room:
+        if keep_a > keep_b:
+            keep_a -= 1
+        elif keep_b > keep_a:
+            keep_b -= 1
+        else:
+            keep_a -= 1
+            keep_b -= 1
+    tokens = ["[CLS]"] + tokens_a[:keep_a] + ["[SEP]"]
+    types = [0] * (keep_a + 2)
+    if tokens_b is not None:
+        tokens = tokens + tokens_b[:keep_b] + ["[SEP]"]
+        types = types + [1] * (keep_b + 1)
+    return tokens, types
+
+
+@EX1_4.correct
+def longest_side_from_a_heap(tokens_a, tokens_b, max_length):
+    """The two lengths kept in a heap keyed by (-length, side), B's side number smaller so it wins ties; the longest is popped, shortened by one and pushed back until the text fits."""
+    if tokens_b is None:
+        keep = max(0, min(len(tokens_a), max_length - 2))
+        return ["[CLS]"] + list(tokens_a[:keep]) + ["[SEP]"], [0] * (keep + 2)
+    heap = [(-len(tokens_b), 0), (-len(tokens_a), 1)]
+    heapq.heapify(heap)
+    excess = len(tokens_a) + len(tokens_b) - (max_length - 3)
+    for _ in range(max(0, excess)):
+        neg, side = heapq.heappop(heap)
+        heapq.heappush(heap, (neg + 1, side))
+    kept = {side: -neg for neg, side in heap}
+    a, b = list(tokens_a[:kept[1]]), list(tokens_b[:kept[0]])
+    return ["[CLS]", *a, "[SEP]", *b, "[SEP]"], [0] * (len(a) + 2) + [1] * (len(b) + 1)

@@ -1824,3 +1824,462 @@ def project_everything_then_slice_columns(x, weights, num_heads, head, i):
     v = full["value"].index_select(1, cols)
     scores = torch.einsum("d,jd->j", q[i], k) / hs ** 0.5
     return torch.einsum("j,jd->d", torch.softmax(scores, dim=-1), v)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX2_1.batch = 9
+
+
+def _layer_norm_b9(x, ln_weight, ln_bias, eps):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * ln_weight + ln_bias
+
+
+@EX2_1.bug
+def second_sep_searched_from_the_first(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I found the [SEP]s of each row with list.index: the first with row.index(sep_id), the second with row.index(sep_id, first), not seeing that the search starts AT first, so it finds the first [SEP] again; sentence B is then empty in every row (a ValueError, which I catch for one-sentence rows, never comes).
+    Differs on: [[CLS] a [SEP] b c [SEP] [PAD]] (types [0, 0, 0, 0, 0, 0, 0] instead of [0, 0, 0, 1, 1, 1, 0]: the three B vectors lack segment[1] - segment[0]); one-sentence rows agree."""
+    B, T = input_ids.shape
+    types = torch.zeros(B, T, dtype=torch.long)
+    for b, row in enumerate(input_ids.tolist()):
+        try:
+            first = row.index(sep_id)
+            second = row.index(sep_id, first)
+        except ValueError:
+            continue
+        types[b, first + 1:second + 1] = 1
+    x = word[input_ids] + segment[types] + position[torch.arange(T)]
+    return _layer_norm_b9(x, ln_weight, ln_bias, eps)
+
+
+@EX2_1.bug
+def padding_taken_to_be_id_zero(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I gave type 1 to every token after the first [SEP] that is not padding, taking padding to be id 0 as [PAD] is in BERT's vocabulary; but nothing in the input says which id pads, and id 0 can be a real token.
+    Differs on: [[101, 7, 102, 0, 102]] with sep_id = 102 (a B token of id 0: types [0, 0, 0, 0, 1] instead of [0, 0, 0, 1, 1]); [[1, 5, 2, 6, 2, 3, 3]] with sep_id = 2 and padding id 3 (types end [1, 1] instead of [0, 0]); with [PAD] = 0 and no 0 inside the text it agrees."""
+    T = input_ids.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    after_first = (is_sep.cumsum(dim=-1) - is_sep) >= 1
+    types = (after_first & (input_ids != 0)).long()
+    x = word[input_ids] + segment[types] + position[torch.arange(T)]
+    return _layer_norm_b9(x, ln_weight, ln_bias, eps)
+
+
+@EX2_1.bug
+def sequence_length_taken_with_len(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I took the number of positions as T = len(input_ids), which for a (B, T) tensor is B, the number of rows; with one row, position[arange(1)] is a single row that broadcasts to every token.
+    Differs on: the worked example, one row of 7 tokens (every token gets position row 0 instead of rows 0 to 6); B = 2, T = 3 raises; only B = T happens to be right."""
+    T = len(input_ids)
+    is_sep = (input_ids == sep_id).long()
+    seps_before = is_sep.cumsum(dim=-1) - is_sep
+    is_pair = is_sep.sum(dim=-1, keepdim=True) >= 2
+    types = ((seps_before == 1) & is_pair).long()
+    x = word[input_ids] + segment[types] + position[torch.arange(T)]
+    return _layer_norm_b9(x, ln_weight, ln_bias, eps)
+
+
+@EX2_1.bug
+def layer_norm_on_the_word_vectors_only(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """I normalised the word vectors and added the segment and position vectors afterwards, LayerNorm(word[id]) + segment[type] + position[t], as in the Transformer picture where the positional encoding is added to the embedding.
+    Differs on: any input whose position or segment rows are not zero (e.g. B = 1, T = 3, H = 4, random tables); the worked LayerNorm example, with zero position and segment rows, agrees."""
+    T = input_ids.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    seps_before = is_sep.cumsum(dim=-1) - is_sep
+    is_pair = is_sep.sum(dim=-1, keepdim=True) >= 2
+    types = ((seps_before == 1) & is_pair).long()
+    return _layer_norm_b9(word[input_ids], ln_weight, ln_bias, eps) + segment[types] + position[torch.arange(T)]
+
+
+@EX2_1.correct
+def seps_counted_from_both_ends(input_ids, sep_id, word, position, segment, ln_weight, ln_bias, eps):
+    """Type 1 where some [SEP] lies strictly before and some at or after (a cumulative count from the right via flip); lookups with index_select; F.layer_norm with eps."""
+    B, T = input_ids.shape
+    H = word.shape[1]
+    is_sep = (input_ids == sep_id).long()
+    from_left = is_sep.cumsum(-1) - is_sep                       # [SEP]s strictly before t
+    from_right = is_sep.flip(-1).cumsum(-1).flip(-1)             # [SEP]s at t or after
+    types = ((from_left >= 1) & (from_right >= 1)).long()
+    flat = input_ids.reshape(-1)
+    x = (word.index_select(0, flat) + segment.index_select(0, types.reshape(-1))).view(B, T, H)
+    x = x + position.index_select(0, torch.arange(T))
+    return F.layer_norm(x, (H,), ln_weight, ln_bias, eps)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX.batch = 9
+
+
+@EX.bug
+def einsum_with_its_own_letter_for_the_values(q, k, v, key_mask=None):
+    """I wrote the second product as torch.einsum("bhqk,bhvd->bhqd", probs, v), giving v's token axis a letter of its own; einsum then sums the keys and the values separately, so every query gets (sum of its probabilities = 1) times the sum of all the values.
+    Differs on: the worked example (query 0 expected [3, 1, 6, 1], gives v0 + v1 = [4, 4, 8, 2]); any T_k > 1 (probs are right; with T_k = 1 out agrees)."""
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = torch.softmax(scores, dim=-1)
+    out = torch.einsum("bhqk,bhvd->bhqd", probs, v)
+    return out, probs
+
+
+@EX.bug
+def out_left_in_double_precision(q, k, v, key_mask=None):
+    """For accuracy I did the whole computation in float64 (q.double(), ...) and cast probs back to the input's dtype for the return, but forgot to cast out, so out comes back float64 whatever the input's dtype.
+    Differs on: float32 (or float16) q, k, v, e.g. the worked example: out has dtype float64 instead of float32 (and its float16 values are not rounded to float16); float64 inputs agree."""
+    hs = q.shape[-1]
+    qd, kd, vd = q.double(), k.double(), v.double()
+    scores = qd @ kd.transpose(-2, -1) / math.sqrt(hs)
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(torch.float64).min)
+    probs = scores.softmax(dim=-1)
+    out = probs @ vd
+    return out, probs.to(q.dtype)
+
+
+@EX.bug
+def padded_query_rows_zeroed(q, k, v, key_mask=None):
+    """Thinking of self-attention, where the mask also says which queries are padding, I zeroed the output rows of the padded queries whenever there are as many queries as keys ("nobody reads them, and zeros cannot spread"); the statement's out is probs v for every query.
+    Differs on: B = nh = 1, T_q = T_k = 2, key_mask [[1, 0]] (expected out row 1 = v0, as row 0; gives zeros); with T_q != T_k, or no padding, it agrees; probs always agree."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        scores = scores.masked_fill(~key_mask.bool()[:, None, None, :], torch.finfo(scores.dtype).min)
+    probs = scores.softmax(dim=-1)
+    out = probs @ v
+    if key_mask is not None and q.shape[-2] == k.shape[-2]:
+        out = out * key_mask[:, None, :, None].to(out.dtype)
+    return out, probs
+
+
+@EX.bug
+def padded_keys_set_just_below_the_lowest_score(q, k, v, key_mask=None):
+    """I filled each padded key with one less than the lowest score of its row, thinking that a score below every real one is enough to hide a key; softmax gives it exp(-1 - ...) of the weight, not 0.
+    Differs on: the worked example with key 1 padded, key_mask [[1, 0]] (expected probs [1, 0]; gives the padded key exp(-1 - ln 3) / (1 + exp(-1 - ln 3)), about 0.11); without a mask it agrees."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if key_mask is not None:
+        hide = ~key_mask.bool()[:, None, None, :]
+        floor = scores.amin(dim=-1, keepdim=True) - 1.0
+        scores = torch.where(hide, floor, scores)
+    probs = scores.softmax(dim=-1)
+    return probs @ v, probs
+
+
+@EX.correct
+def baddbmm_and_a_clamped_log_mask(q, k, v, key_mask=None):
+    """Batch and heads flattened for torch.baddbmm (the scale as its alpha); the mask added as log(keep) (0 or -inf), then clamped from below at the dtype's most negative number; torch.bmm for out."""
+    B, nh, T_q, hs = q.shape
+    T_k = k.shape[-2]
+    q3, k3, v3 = q.reshape(B * nh, T_q, hs), k.reshape(B * nh, T_k, hs), v.reshape(B * nh, T_k, hs)
+    base = torch.zeros(B * nh, T_q, T_k, dtype=q.dtype)
+    scores = torch.baddbmm(base, q3, k3.transpose(1, 2), beta=0.0, alpha=1.0 / math.sqrt(hs)).view(B, nh, T_q, T_k)
+    if key_mask is not None:
+        log_keep = torch.log(key_mask.to(scores.dtype).clamp(0, 1))[:, None, None, :]  # 0 for a real key, -inf for padding
+        scores = torch.clamp(scores + log_keep, min=torch.finfo(scores.dtype).min)
+    probs = torch.softmax(scores, dim=-1)
+    out = torch.bmm(probs.reshape(B * nh, T_q, T_k), v3).view(B, nh, T_q, hs)
+    return out, probs
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX2_3.batch = 9
+
+
+@EX2_3.bug
+def real_tokens_left_at_one(attention_mask, dtype=torch.float32):
+    """I converted the mask to the dtype and filled its padding with the minimum, attention_mask.to(dtype).masked_fill(attention_mask == 0, min), and forgot that the real tokens then still hold 1.0, not 0 (adding 1 to every real score does not change a softmax, so my attention looked right).
+    Differs on: [[1, 1, 0]] (expected [[[[0, 0, -3.4028e+38]]]], gives [[[[1, 1, -3.4028e+38]]]])."""
+    m = attention_mask[:, None, None, :]
+    return m.to(dtype).masked_fill(m == 0, torch.finfo(dtype).min)
+
+
+@EX2_3.bug
+def token_axis_put_on_the_queries(attention_mask, dtype=torch.float32):
+    """I gave the mask its two size-1 axes as attention_mask[:, None, :, None], picturing one value per token going down the rows; that is (B, 1, T, 1), which broadcasts over the keys and hides padded queries instead of padded keys.
+    Differs on: [[1, 1, 0]] (expected shape (1, 1, 1, 3), gives (1, 1, 3, 1) holding the same three numbers)."""
+    real = attention_mask[:, None, :, None] != 0
+    out = torch.zeros(real.shape, dtype=dtype)
+    return out.masked_fill(~real, torch.finfo(dtype).min)
+
+
+@EX2_3.bug
+def axes_added_with_expand(attention_mask, dtype=torch.float32):
+    """I added the axes with .expand(B, 1, 1, T), thinking expand inserts the new axes where I write the 1s; it lines the (B, T) tensor up with the LAST two sizes, (1, T), which only works when B is 1.
+    Differs on: [[1, 0], [1, 1]] (expected a (2, 1, 1, 2) mask, raises RuntimeError); any batch of one agrees."""
+    B, T = attention_mask.shape
+    adder = (1.0 - attention_mask.to(dtype)) * torch.finfo(dtype).min
+    return adder.expand(B, 1, 1, T)
+
+
+@EX2_3.bug
+def mask_minus_one_times_the_maximum(attention_mask, dtype=torch.float32):
+    """I wrote the adder as (attention_mask - 1) * finfo(dtype).max, which is -max = min at padding and 0 for real tokens, subtracting on the integer mask before converting it; on an unsigned uint8 mask 0 - 1 wraps round to 255, so padding gets 255 * max = +inf.
+    Differs on: torch.tensor([[1, 1, 0]], dtype=torch.uint8) (expected [[[[0, 0, -3.4028e+38]]]], gives [[[[0, 0, inf]]]]); int64 and int32 masks agree."""
+    adder = (attention_mask - 1).to(dtype) * torch.finfo(dtype).max
+    return adder[:, None, None, :]
+
+
+@EX2_3.correct
+def full_of_minimum_then_real_tokens_zeroed(attention_mask, dtype=torch.float32):
+    """A (B, T) tensor full of finfo(dtype).min, the real tokens set to 0 by boolean-index assignment, then viewed as (B, 1, 1, T)."""
+    B, T = attention_mask.shape
+    out = torch.full((B, T), torch.finfo(dtype).min, dtype=dtype)
+    out[attention_mask != 0] = 0
+    return out.view(B, 1, 1, T)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX2_4.batch = 9
+
+
+@EX2_4.bug
+def tril_diagonal_one_for_itself_included(attention_mask):
+    """I read "itself included" as needing tril(diagonal=1), thinking diagonal=0 leaves the diagonal out; diagonal=1 keeps one diagonal above it too, so each query also sees the next key.
+    Differs on: the worked example [[1, 1, 1, 0]]: the bug's row 0 is [T, T, F, F] and row 1 [T, T, T, F] instead of [T, F, F, F] and [T, T, F, F]."""
+    B, T = attention_mask.shape
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    return causal & attention_mask.bool()[:, None, None, :]
+
+
+@EX2_4.bug
+def key_position_ids_from_cumsum(attention_mask):
+    """I numbered the keys the way GPT-2 numbers positions under left padding, position = cumsum(mask) - 1, and let query i see key j when that position is <= i; with left padding a real key's position is smaller than its index, so early queries see keys after them.
+    Differs on: left padding [[0, 1, 1]]: the bug's row 0 is [F, T, F] and row 1 [F, T, T] instead of [F, F, F] and [F, T, F] (right padding, as in the worked example, agrees)."""
+    B, T = attention_mask.shape
+    key_pos = attention_mask.long().cumsum(-1) - 1                      # (B, T)
+    query_idx = torch.arange(T)
+    allowed = key_pos[:, None, :] <= query_idx[None, :, None]          # (B, T, T)
+    real_key = attention_mask.bool()[:, None, :]
+    return (allowed & real_key)[:, None]
+
+
+_GPT2_CAUSAL_BUFFER_BATCH9 = torch.tril(torch.ones(512, 512, dtype=torch.bool))   # like GPT-2's registered "bias" buffer
+
+
+@EX2_4.bug
+def triangle_sliced_from_a_512_buffer(attention_mask):
+    """Like GPT-2, which registers its causal triangle once as a buffer of max_positions, I built a 512 x 512 triangle at import and slice [:T, :T] from it; a sequence longer than 512 gets a 512 x 512 slice that does not fit its mask.
+    Differs on: torch.ones(1, 600): the bug raises (a 512 x 512 triangle against a (1, 1, 1, 600) mask) where the solution returns a (1, 1, 600, 600) mask; every T <= 512 agrees."""
+    B, T = attention_mask.shape
+    causal = _GPT2_CAUSAL_BUFFER_BATCH9[:T, :T]
+    return causal & attention_mask.bool()[:, None, None, :]
+
+
+@EX2_4.bug
+def padded_query_rows_left_unrestricted(attention_mask):
+    """I read "padded queries are not hidden" as: a padding row is not restricted at all, so I applied the triangle to the real queries only and let a padded query see every real key, before or after it.
+    Differs on: left padding [[0, 1, 1]]: the bug's row 0 is [F, T, T] instead of all False (with right padding, as in the worked example, the padded rows come last and agree)."""
+    B, T = attention_mask.shape
+    real = attention_mask.bool()
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    pad_query = ~real[:, None, :, None]                                 # (B, 1, T, 1)
+    return (causal | pad_query) & real[:, None, None, :]
+
+
+@EX2_4.correct
+def order_compared_through_running_counts(attention_mask):
+    """The order j <= i tested through the running count of real tokens (cumsum) of key and query, restricted to real keys with torch.logical_and."""
+    m = attention_mask != 0                                             # (B, T)
+    count = m.long().cumsum(-1)                                         # real tokens up to and including t
+    before = count[:, None, :] <= count[:, :, None]                     # (B, Tq, Tk)
+    ok = torch.logical_and(before, m[:, None, :])
+    return ok.unsqueeze(1)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX2_5.batch = 9
+
+
+@EX2_5.bug
+def sentences_counted_as_unique_ids_minus_one(x, sequence_ids, weights, num_heads):
+    """I looped over each row's sentences with for s in range(1, len(torch.unique(ids))), taking one of the unique ids to be the padding 0; in a row with no padding there is no 0, so the last sentence is skipped and its tokens keep the zeros I started from.
+    Differs on: the worked example sequence_ids [[1, 2]] (H = 4, 2 heads, random x and weights): the bug returns zeros for token 1 instead of (x₁ W_vᵀ + b_v) W_oᵀ + b_o; a row ending in padding, [[1, 1, 2, 0]], agrees."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    W = {name: weights[name + ".weight"] for name in ("query", "key", "value", "output")}
+    b = {name: weights[name + ".bias"] for name in ("query", "key", "value", "output")}
+    out = torch.zeros_like(x)
+    for r in range(B):
+        ids = sequence_ids[r]
+        for s in range(1, len(torch.unique(ids))):
+            idx = (ids == s).nonzero().flatten()
+            xs = x[r, idx]                                               # (n, H)
+            n = xs.shape[0]
+            q = (xs @ W["query"].T + b["query"]).view(n, num_heads, hs).transpose(0, 1)
+            k = (xs @ W["key"].T + b["key"]).view(n, num_heads, hs).transpose(0, 1)
+            v = (xs @ W["value"].T + b["value"]).view(n, num_heads, hs).transpose(0, 1)
+            p = (q @ k.transpose(-1, -2) / math.sqrt(hs)).softmax(-1)     # (nh, n, n)
+            ctx = (p @ v).transpose(0, 1).reshape(n, H)
+            out[r, idx] = ctx @ W["output"].T + b["output"]
+    return out
+
+
+@EX2_5.bug
+def whole_batch_packed_into_one_row(x, sequence_ids, weights, num_heads):
+    """Packing is about putting everything in one row, so I flattened the batch into a single row of B·T tokens and compared the sentence ids there; but the ids restart at 1 in every row, so sentence 1 of row 0 and sentence 1 of row 1 see each other.
+    Differs on: B = 2, sequence_ids [[1, 1, 2], [1, 2, 2]] with random x and weights (H = 4, 2 heads): the bug's row-0 tokens also attend to row 1's sentence with the same id, so both rows differ from the solution (with B = 1 it agrees)."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    flat_x = x.reshape(1, B * T, H)
+    ids = sequence_ids.reshape(1, B * T)
+    N = B * T
+
+    def project(t, name):
+        return t @ weights[name + ".weight"].T + weights[name + ".bias"]
+
+    def split(t):
+        return t.view(1, N, num_heads, hs).transpose(1, 2)
+
+    q, k, v = (split(project(flat_x, name)) for name in ("query", "key", "value"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    visible = (ids[:, :, None] == ids[:, None, :]) & (ids != 0)[:, None, :]
+    probs = scores.masked_fill(~visible[:, None], torch.finfo(scores.dtype).min).softmax(-1)
+    context = (probs @ v).transpose(1, 2).reshape(1, N, H)
+    return project(context, "output").reshape(B, T, H)
+
+
+@EX2_5.bug
+def output_projection_per_head_with_its_bias(x, sequence_ids, weights, num_heads):
+    """I worked head by head to the end: each head's context went through its own columns of the output weight, plus the output bias, and I summed the heads; the columns add up to the full projection, but the bias is now added once per head.
+    Differs on: sequence_ids [[1, 1, 2, 0]] with random x, weights and a nonzero output.bias (H = 4, 2 heads): the bug's outputs are the solution's plus one extra output.bias (nh − 1 = 1 too many); with one head it agrees."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    Wq, Wk, Wv, Wo = (weights[n + ".weight"] for n in ("query", "key", "value", "output"))
+    bq, bk, bv, bo = (weights[n + ".bias"] for n in ("query", "key", "value", "output"))
+    same = sequence_ids[:, :, None] == sequence_ids[:, None, :]
+    visible = same & (sequence_ids != 0)[:, None, :]                     # (B, T, T)
+    out = torch.zeros(B, T, H, dtype=x.dtype)
+    for h in range(num_heads):
+        rows = slice(h * hs, (h + 1) * hs)
+        q = x @ Wq[rows].T + bq[rows]                                    # (B, T, hs)
+        k = x @ Wk[rows].T + bk[rows]
+        v = x @ Wv[rows].T + bv[rows]
+        s = q @ k.transpose(1, 2) / math.sqrt(hs)
+        p = s.masked_fill(~visible, torch.finfo(s.dtype).min).softmax(-1)
+        out = out + (p @ v) @ Wo[:, rows].T + bo
+    return out
+
+
+@EX2_5.bug
+def sentence_mask_tiled_with_repeat(x, sequence_ids, weights, num_heads):
+    """I merged the batch and head axes into one, (B·nh, T, hs), to use torch.bmm, and copied the (B, T, T) sentence mask for every head with mask.repeat(num_heads, 1, 1); repeat tiles the whole batch nh times (b0, b1, b0, b1, ...) while my merged axis runs b0h0, b0h1, b1h0, ..., so the rows get each other's packing (repeat_interleave was needed).
+    Differs on: B = 2, sequence_ids [[1, 1, 2, 2], [1, 2, 2, 2]] with random x and weights (H = 4, 2 heads): the bug masks row 0's head 1 with row 1's sentences and row 1's head 0 with row 0's; with B = 1 (the worked example) it agrees."""
+    B, T, H = x.shape
+    hs = H // num_heads
+
+    def heads(name):
+        t = x @ weights[name + ".weight"].T + weights[name + ".bias"]
+        return t.view(B, T, num_heads, hs).transpose(1, 2).reshape(B * num_heads, T, hs)
+
+    q, k, v = heads("query"), heads("key"), heads("value")
+    scores = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(hs)             # (B·nh, T, T)
+    visible = (sequence_ids[:, :, None] == sequence_ids[:, None, :]) & (sequence_ids != 0)[:, None, :]
+    visible = visible.repeat(num_heads, 1, 1)                           # (nh·B, T, T)
+    probs = scores.masked_fill(~visible, torch.finfo(scores.dtype).min).softmax(-1)
+    context = torch.bmm(probs, v).view(B, num_heads, T, hs).transpose(1, 2).reshape(B, T, H)
+    return context @ weights["output.weight"].T + weights["output.bias"]
+
+
+@EX2_5.correct
+def block_diagonal_runs_and_per_head_einsum(x, sequence_ids, weights, num_heads):
+    """Each row's mask as torch.block_diag of ones over the runs torch.unique_consecutive finds (padding is a block of its own, so it sees only padding); weights viewed per head (nh, hs, H) and einsum for every product."""
+    B, T, H = x.shape
+    hs = H // num_heads
+    masks = []
+    for r in range(B):
+        _, counts = torch.unique_consecutive(sequence_ids[r], return_counts=True)
+        blocks = [torch.ones(int(c), int(c), dtype=torch.bool) for c in counts]
+        masks.append(torch.block_diag(*blocks))
+    visible = torch.stack(masks)                                         # (B, T, T)
+    per_head = {n: (weights[n + ".weight"].reshape(num_heads, hs, H), weights[n + ".bias"].reshape(num_heads, hs))
+                for n in ("query", "key", "value")}
+
+    def proj(n):
+        W, b = per_head[n]
+        return torch.einsum("bti,nsi->bnts", x, W) + b[None, :, None, :]  # (B, nh, T, hs)
+
+    q, k, v = proj("query"), proj("key"), proj("value")
+    scores = torch.einsum("bnis,bnjs->bnij", q, k) / hs ** 0.5
+    scores = torch.where(visible[:, None], scores, torch.finfo(scores.dtype).min)
+    probs = torch.softmax(scores, dim=-1)
+    context = torch.einsum("bnij,bnjs->bins", probs, v).reshape(B, T, H)
+    return torch.einsum("bth,oh->bto", context, weights["output.weight"]) + weights["output.bias"]
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX2_6.batch = 9
+
+
+@EX2_6.bug
+def scale_by_integer_square_root(x, weights, num_heads, head, i):
+    """I kept the scale an integer with math.isqrt(hs), thinking head sizes are perfect squares (64, 16, 4, 1); for hs = 2, 8 or 32 it rounds √hs down (isqrt(8) = 2, not 2.83).
+    Differs on: x random (T = 3, H = 4), random weights, 2 heads (hs = 2), head 1, i = 0: the bug divides the scores by 1 instead of √2, so its softmax is sharper (the worked example, hs = 1, and hs = 4 or 64 agree)."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    q = x[i] @ weights["query.weight"][rows].T + weights["query.bias"][rows]      # (hs,)
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]             # (T, hs)
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]         # (T, hs)
+    scores = (k @ q) / math.isqrt(hs)
+    return torch.softmax(scores, dim=0) @ v
+
+
+@EX2_6.bug
+def one_softmax_per_feature(x, weights, num_heads, head, i):
+    """I multiplied q_i with each key feature by feature, (q_i * k_j) / √hs, and took the softmax over the keys separately for every feature, forgetting that the dot product sums the features into one score per key; each feature of the output gets its own weights.
+    Differs on: x random (T = 3, H = 4), random weights, 2 heads (hs = 2), head 0, i = 1: the two output features use different weights over the keys; the worked example (hs = 1) agrees, since there the one feature is the dot product."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    q = x @ weights["query.weight"][rows].T + weights["query.bias"][rows]
+    k = x @ weights["key.weight"][rows].T + weights["key.bias"][rows]
+    v = x @ weights["value.weight"][rows].T + weights["value.bias"][rows]
+    scores = q[i] * k / math.sqrt(hs)                                   # (T, hs)
+    p = scores.softmax(dim=0)                                           # over the keys, per feature
+    return (p * v).sum(dim=0)
+
+
+@EX2_6.bug
+def value_bias_left_out(x, weights, num_heads, head, i):
+    """I left out the value bias, thinking that, like the key bias, a constant added to every value cancels in the softmax; but the values are averaged, not softmaxed, so the bias slice should appear once in the output.
+    Differs on: x random (T = 3, H = 4), random weights with a nonzero value.bias, 2 heads, head 1, i = 2: the bug's output is the solution's minus value.bias[2:4] (the worked example has zero biases and agrees)."""
+    T, H = x.shape
+    hs = H // num_heads
+    lo, hi = head * hs, (head + 1) * hs
+    Wq, Wk, Wv = (weights[n + ".weight"][lo:hi] for n in ("query", "key", "value"))
+    bq, bk = weights["query.bias"][lo:hi], weights["key.bias"][lo:hi]
+    q = Wq @ x[i] + bq                                                  # (hs,)
+    k = x @ Wk.T + bk                                                   # (T, hs)
+    v = x @ Wv.T                                                        # (T, hs), no bias
+    p = torch.softmax(k @ q / math.sqrt(hs), dim=0)
+    return p @ v
+
+
+@EX2_6.bug
+def computed_in_float32_for_safety(x, weights, num_heads, head, i):
+    """Softmaxes are touchy, so I converted x and the head's slices to float32 with .float() before computing, and returned that float32 vector; a float64 input then comes back in float32, rounded.
+    Differs on: the worked example in float64 (or random float64 x and weights): the bug returns a float32 tensor, equal only to about 1e-7, where the solution returns float64."""
+    T, H = x.shape
+    hs = H // num_heads
+    rows = slice(head * hs, (head + 1) * hs)
+    xf = x.float()
+
+    def project(name):
+        return xf @ weights[name + ".weight"][rows].float().T + weights[name + ".bias"][rows].float()
+
+    q, k, v = project("query"), project("key"), project("value")
+    scores = k @ q[i] / math.sqrt(hs)
+    return scores.softmax(dim=0) @ v
+
+
+@EX2_6.correct
+def every_head_then_pick_one(x, weights, num_heads, head, i):
+    """All heads at once, as the multi-head layer computes them (projections, view to (nh, T, hs), batched scores with torch.matmul), then head `head`'s row i picked out."""
+    T, H = x.shape
+    hs = H // num_heads
+
+    def heads(name):
+        y = torch.addmm(weights[name + ".bias"], x, weights[name + ".weight"].t())  # (T, H)
+        return y.view(T, num_heads, hs).permute(1, 0, 2)                # (nh, T, hs)
+
+    q, k, v = heads("query"), heads("key"), heads("value")
+    scores = torch.matmul(q, k.transpose(1, 2)) * hs ** -0.5            # (nh, T, T)
+    probs = torch.softmax(scores, dim=-1)
+    return torch.matmul(probs, v)[head, i]

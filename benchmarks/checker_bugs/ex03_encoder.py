@@ -11,6 +11,8 @@ import math
 import numpy as np
 import re
 from pathlib import PurePosixPath
+import torch.nn.functional as F
+import functools
 
 EX32 = Exercise("3.2", "encoder_layer")
 
@@ -2233,3 +2235,468 @@ def path_parts_and_match_statement(name, value):
             case _:
                 key.append(scope)
     return ".".join(key), tensor
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX3_1.batch = 9
+
+
+@EX3_1.bug
+def phi_from_erfc_without_the_minus(x, w1, b1, w2, b2):
+    """I wrote Φ with the complementary error function as ½ erfc(z/√2), leaving out the minus sign of erfc(−z/√2); ½ erfc(z/√2) is 1 − Φ(z), so my "GELU" is z (1 − Φ(z)), large for negative z and small for positive z.
+    Differs on: the worked example x = [1, −1] (H = 2, I = 3): the pre-activation [1, −1, 0.5] becomes [0.1587, −0.8413, 0.1543] instead of [0.8413, −0.1587, 0.3457], so the output is [−0.6827, −0.6915] instead of [0.6827, −0.3085]."""
+    h = x @ w1.T + b1
+    phi = 0.5 * torch.erfc(h / math.sqrt(2))
+    return (h * phi) @ w2.T + b2
+
+
+@EX3_1.bug
+def second_bias_left_to_the_layer_norm(x, w1, b1, w2, b2):
+    """I left b2 out: a LayerNorm comes right after the block and subtracts the mean, so I thought a bias added to every token would cancel there; but b2 differs from feature to feature, and only its mean cancels (and the block must return FFN(x) itself).
+    Differs on: the worked example x = [1, −1]: the bug returns [0.6827, 0.6915] instead of [0.6827, −0.3085] (b2 = [0, −1] is missing)."""
+    h = torch.matmul(x, w1.transpose(0, 1)) + b1
+    h = h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+    return torch.matmul(h, w2.transpose(0, 1))
+
+
+@EX3_1.bug
+def gelu_in_place_after_halving(x, w1, b1, w2, b2):
+    """To save memory I wrote GELU in place on the pre-activation, z.mul_(0.5) and then z.mul_(1 + erf(z / √2)); the first step had already halved z, so the erf reads z/2 and I get ½ z (1 + erf(z / (2√2))).
+    Differs on: the worked example x = [1, −1]: the activations are [0.6915, −0.3085, 0.2994] instead of [0.8413, −0.1587, 0.3457], so the output is [0.3829, −0.4013] instead of [0.6827, −0.3085]."""
+    z = x @ w1.T + b1                                                   # (B, T, I), a fresh tensor
+    z.mul_(0.5)
+    z.mul_(1 + torch.erf(z / math.sqrt(2)))
+    return z @ w2.T + b2
+
+
+@EX3_1.bug
+def root_two_typed_as_1_414(x, w1, b1, w2, b2):
+    """I typed √2 as 1.414 inside the erf, the value I know by heart; it is 1.41421..., so every activation is off by a little (relative error about 1.5e-4 in the erf's argument).
+    Differs on: x = [[[2.0, −1.5]]] with the worked example's weights: the output differs from the solution by about 8e-5; on random float64 inputs (B = 2, T = 3, H = 8, I = 16) by about 2e-4 (the gap vanishes at z = 0)."""
+    h = x @ w1.T + b1
+    h = 0.5 * h * (1 + torch.erf(h / 1.414))
+    return h @ w2.T + b2
+
+
+@EX3_1.correct
+def normal_cdf_from_torch_distributions(x, w1, b1, w2, b2):
+    """Φ from torch.distributions.Normal(0, 1).cdf (built in the pre-activation's dtype); the maps with torch.matmul against swapaxes of the weights."""
+    h = torch.matmul(x, w1.swapaxes(0, 1)) + b1
+    std_normal = torch.distributions.Normal(torch.zeros((), dtype=h.dtype), torch.ones((), dtype=h.dtype))
+    h = h * std_normal.cdf(h)
+    return torch.matmul(h, w2.swapaxes(0, 1)) + b2
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX32.batch = 9
+
+
+@EX32.bug
+def no_padding_written_as_a_mask_of_zeros(x, key_mask, layer):
+    """For "None when nothing is padded" I built the mask myself as torch.zeros(B, 1, 1, T, dtype=torch.bool), zeros for "no padding"; but the mask is True at the tokens to keep, so my all-False mask hides every key.
+    Differs on: key_mask None, x random (B = 2, T = 3) through a layer of all-MiniLM-L6-v2: every query attends to nothing, so the attention sub-layer gives only its output bias (torch 2.13's kernel returns a zero context for an all-hidden row) and the result differs everywhere (by up to about 1.5); with a real (B, 1, 1, T) mask it agrees."""
+    B, T, H = x.shape
+    if key_mask is None:
+        key_mask = torch.zeros(B, 1, 1, T, dtype=torch.bool, device=x.device)
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    return layer.ffn_norm(h + layer.ffn(h))
+
+
+@EX32.bug
+def layer_norms_moved_to_float64(x, key_mask, layer):
+    """For accurate statistics I ran the two LayerNorms in float64 with layer.attention_norm.double() and layer.ffn_norm.double(), casting the results back to x's dtype; Module.double() converts the module itself, in place, so the caller's layer is left with float64 LayerNorms.
+    Differs on: any float32 input, e.g. x random (B = 2, T = 3) with its mask, through a float32 layer: the outputs agree to about 1e-7, but after the call the layer's attention_norm and ffn_norm parameters are float64, so the layer's own forward on float32 input now raises (the solution leaves the layer as it was)."""
+    a, _ = layer.attention(x, key_mask)
+    norm1 = layer.attention_norm.double()
+    h = norm1((x + a).double()).to(x.dtype)
+    norm2 = layer.ffn_norm.double()
+    return norm2((h + layer.ffn(h)).double()).to(x.dtype)
+
+
+@EX32.bug
+def layer_norm_scale_and_shift_swapped(x, key_mask, layer):
+    """I wrote each LayerNorm as F.layer_norm(s, (H,), norm.bias, norm.weight, norm.eps), passing β where γ goes and γ where β goes (I remembered the order as "shift, then scale").
+    Differs on: the worked example (second LayerNorm's γ = [1, 2, 3], β = [0, 0, 1]; the first's γ = 1, β = 0): the first LayerNorm becomes a constant 1 everywhere, and the output is [1, 2, 3.1298] at both positions instead of [1.4142, −1.4142, −1.1213]."""
+    H = x.shape[-1]
+
+    def norm(module, s):
+        return F.layer_norm(s, (H,), module.bias, module.weight, module.eps)
+
+    a, _ = layer.attention(x, key_mask)
+    h = norm(layer.attention_norm, x + a)
+    return norm(layer.ffn_norm, h + layer.ffn(h))
+
+
+@EX32.bug
+def second_residual_added_in_place(x, key_mask, layer):
+    """I kept x safe, but added the feed-forward residual in place on my own normalised sum, h += layer.ffn(h), to save a tensor; the values are right, but the feed-forward block's first Linear saved h for its backward pass, so backward() then fails.
+    Differs on: x random (B = 2, T = 3) with requires_grad=True and its mask: the output values agree, but output.sum().backward() raises "one of the variables needed for gradient computation has been modified by an inplace operation" where the solution's backward runs."""
+    a, _ = layer.attention(x, key_mask)
+    h = layer.attention_norm(x + a)
+    h += layer.ffn(h)
+    return layer.ffn_norm(h)
+
+
+@EX32.correct
+def mask_handed_over_in_additive_form(x, key_mask, layer):
+    """The boolean mask turned into the additive float form (0 to keep, finfo(dtype).min to hide, in x's dtype), which the attention's fused kernel adds to the scores; residual sums with torch.add."""
+    if key_mask is not None:
+        key_mask = torch.zeros(key_mask.shape, dtype=x.dtype, device=x.device).masked_fill(~key_mask, torch.finfo(x.dtype).min)
+    a = layer.attention(x, key_mask)[0]
+    h = layer.attention_norm(torch.add(x, a))
+    return layer.ffn_norm(torch.add(h, layer.ffn(h)))
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX3_3.batch = 9
+
+
+@EX3_3.bug
+def pooler_taken_for_a_pretraining_head(config):
+    """I left the pooler out: I took it for part of the next-sentence-prediction head, one of the "pre-training heads" the statement excludes, although it sits inside BertModel.
+    Differs on: the worked example (V = 10, H = 4, L = 1, I = 6, P = 8, S = 2): the bug gives 242 instead of 262; BERT-BASE 109,482,240 - 590,592 = 108,891,648."""
+    H, I = config.hidden_size, config.intermediate_size
+    embeddings = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + 2 * H
+    attention = 4 * (H * H + H)
+    feed_forward = (H * I + I) + (I * H + H)
+    norms = 2 * 2 * H
+    return embeddings + config.num_hidden_layers * (attention + feed_forward + norms)
+
+
+@EX3_3.bug
+def three_attention_maps_only(config):
+    """I counted attention as its three maps, query, key and value, each H x H with a bias, and forgot the output projection that follows the heads.
+    Differs on: the worked example: the bug gives 242 instead of 262 (one H x H map and its bias, 20, missing per layer); BERT-BASE 109,482,240 - 12 x 590,592 = 102,395,136."""
+    H = config.hidden_size
+    I = config.intermediate_size
+    total = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + 2 * H
+    for _ in range(config.num_hidden_layers):
+        total += 3 * (H * H + H)                # query, key, value
+        total += H * I + I + I * H + H          # feed-forward
+        total += 4 * H                          # two LayerNorms
+    total += H * H + H                          # pooler
+    return total
+
+
+@EX3_3.bug
+def pooler_counted_as_a_bare_matrix(config):
+    """The statement calls the pooler "one H x H linear map", so I counted exactly H x H numbers, forgetting that a linear map also has its H biases (the list's first rule).
+    Differs on: the worked example: the bug gives 258 instead of 262; BERT-BASE 109,481,472 instead of 109,482,240."""
+    H, I = config.hidden_size, config.intermediate_size
+
+    def linear(n_in, n_out):
+        return n_in * n_out + n_out
+
+    embeddings = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size) * H + 2 * H
+    layer = 4 * linear(H, H) + linear(H, I) + linear(I, H) + 4 * H
+    return embeddings + config.num_hidden_layers * layer + H * H
+
+
+@EX3_3.bug
+def layers_counted_like_hidden_states(config):
+    """I counted num_hidden_layers + 1 layers, because the model returns L + 1 hidden states (I took the embedding output for the first layer's output and thought there was one more layer than the config says).
+    Differs on: the worked example (L = 1): the bug gives 416 instead of 262 (one layer, 154, too many); BERT-BASE 116,570,112 instead of 109,482,240."""
+    H, I = config.hidden_size, config.intermediate_size
+    embeddings = (config.vocab_size + config.max_position_embeddings + config.type_vocab_size + 2) * H
+    per_layer = 4 * (H + 1) * H + (H + 1) * I + (I + 1) * H + 4 * H
+    pooler = (H + 1) * H
+    n_layers = config.num_hidden_layers + 1
+    return embeddings + n_layers * per_layer + pooler
+
+
+@EX3_3.correct
+def module_tree_counted_recursively(config):
+    """The model described as a nested tree of modules (linear, layer_norm, embedding leaves; repeated groups), counted by one recursive function."""
+    H, I = config.hidden_size, config.intermediate_size
+    L = config.num_hidden_layers
+
+    def linear(n_in, n_out):
+        return ("leaf", n_in * n_out + n_out)
+
+    def layer_norm(n):
+        return ("leaf", 2 * n)
+
+    def embedding(n):
+        return ("leaf", n * H)
+
+    def group(*children, times=1):
+        return ("group", times, children)
+
+    layer = group(
+        group(linear(H, H), linear(H, H), linear(H, H), linear(H, H)),   # query, key, value, output
+        layer_norm(H),
+        group(linear(H, I), linear(I, H)),                               # feed-forward
+        layer_norm(H),
+    )
+    model = group(
+        group(embedding(config.vocab_size), embedding(config.max_position_embeddings),
+              embedding(config.type_vocab_size), layer_norm(H)),
+        group(layer, times=L),
+        linear(H, H),                                                    # pooler
+    )
+
+    def count(node):
+        if node[0] == "leaf":
+            return node[1]
+        _, times, children = node
+        return times * sum(count(c) for c in children)
+
+    return count(model)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX34.batch = 9
+
+
+_HF_NAMES_BATCH9 = {
+    "attention.query": "attention.self.query",
+    "attention.key": "attention.self.key",
+    "attention.value": "attention.self.value",
+    "attention.output": "attention.output.dense",
+    "attention_norm": "attention.output.LayerNorm",
+    "ffn.intermediate": "intermediate.dense",
+    "ffn.output": "output.dense",
+    "ffn_norm": "output.LayerNorm",
+}
+
+
+@EX34.bug
+def gradients_switched_off_for_the_session(state_dict, i, layer):
+    """Autograd forbids copy_ into a parameter, so I put torch.set_grad_enabled(False) at the top of my function, as in my notebook's first cell, and never switched it back on: the copies are right, but the caller's session is left with autograd off.
+    Differs on: all-MiniLM-L6-v2's checkpoint, i = 0, a fresh EncoderLayer: the layer's tensors agree, but after the call torch.is_grad_enabled() is False, so a forward pass of the loaded layer builds no graph and backward() raises (the solution's torch.no_grad() block restores it)."""
+    torch.set_grad_enabled(False)
+    prefix = f"encoder.layer.{i}."
+    for ours, theirs in _HF_NAMES_BATCH9.items():
+        module = layer.get_submodule(ours)
+        module.weight.copy_(state_dict[prefix + theirs + ".weight"])
+        module.bias.copy_(state_dict[prefix + theirs + ".bias"])
+
+
+@EX34.bug
+def every_tensor_made_float32_first(state_dict, i, layer):
+    """For "whatever dtype it stores" I converted every checkpoint tensor with .float() before copying, so float16 and bfloat16 come in as float32; but a float64 checkpoint loaded into a float64 layer is then rounded to float32 on the way.
+    Differs on: all-MiniLM-L6-v2's tensors converted to float64 plus a small random perturbation ({k: v.double() + 1e-9 * randn}), i = 2, an EncoderLayer converted with .double(): the bug's parameters differ from the checkpoint's by up to about 5e-9 (float32 rounding) where the solution copies them exactly."""
+    with torch.no_grad():
+        for ours, theirs in _HF_NAMES_BATCH9.items():
+            for kind in ("weight", "bias"):
+                tensor = state_dict[f"encoder.layer.{i}.{theirs}.{kind}"].float()
+                layer.get_parameter(f"{ours}.{kind}").copy_(tensor)
+
+
+@EX34.bug
+def renamed_entries_written_into_the_checkpoint(state_dict, i, layer):
+    """I renamed by adding each tensor to the dict under minibert's name, state_dict["attention.query.weight"] = state_dict["encoder.layer.{i}.attention.self.query.weight"], then called layer.load_state_dict on those keys; the loading is right, but I wrote sixteen new entries into the caller's checkpoint.
+    Differs on: all-MiniLM-L6-v2's checkpoint, i = 1: the layer agrees, but the caller's dict grows from 104 to 120 keys (e.g. "attention.query.weight", "ffn_norm.bias"), where the solution leaves it as it was."""
+    for ours, theirs in _HF_NAMES_BATCH9.items():
+        for kind in ("weight", "bias"):
+            state_dict[f"{ours}.{kind}"] = state_dict[f"encoder.layer.{i}.{theirs}.{kind}"]
+    layer.load_state_dict({name: state_dict[name] for name in layer.state_dict()})
+
+
+@EX34.bug
+def private_copy_through_numpy(state_dict, i, layer):
+    """So that my layer could never share memory with the checkpoint, I took a private copy of each tensor through numpy, torch.from_numpy(tensor.numpy().copy()); numpy has no bfloat16, so a bfloat16 checkpoint makes .numpy() raise.
+    Differs on: all-MiniLM-L6-v2's tensors converted to bfloat16 ({k: v.bfloat16()}), i = 0, a fresh float32 EncoderLayer: the bug raises TypeError (unsupported ScalarType BFloat16) where the solution loads the rounded values; float32 and float16 checkpoints agree."""
+    with torch.no_grad():
+        for ours, theirs in _HF_NAMES_BATCH9.items():
+            module = layer.get_submodule(ours)
+            for kind in ("weight", "bias"):
+                tensor = state_dict[f"encoder.layer.{i}.{theirs}.{kind}"]
+                private = torch.from_numpy(tensor.numpy().copy())
+                getattr(module, kind).copy_(private)
+
+
+@EX34.correct
+def prefix_rewrite_under_inference_mode(state_dict, i, layer):
+    """A loop over layer.named_parameters(), each name's module prefix rewritten to the checkpoint's through a small table; copied under torch.inference_mode() instead of no_grad."""
+    rewrite = [
+        ("attention.query.", "attention.self.query."),
+        ("attention.key.", "attention.self.key."),
+        ("attention.value.", "attention.self.value."),
+        ("attention.output.", "attention.output.dense."),
+        ("attention_norm.", "attention.output.LayerNorm."),
+        ("ffn.intermediate.", "intermediate.dense."),
+        ("ffn.output.", "output.dense."),
+        ("ffn_norm.", "output.LayerNorm."),
+    ]
+    with torch.inference_mode():
+        for name, param in layer.named_parameters():
+            for ours, theirs in rewrite:
+                if name.startswith(ours):
+                    key = "encoder.layer.%d.%s%s" % (i, theirs, name[len(ours):])
+                    param.copy_(state_dict[key])
+                    break
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX3_5.batch = 9
+
+
+@EX3_5.bug
+def cls_and_sep_added_to_the_length(config, T):
+    """I added the two special tokens the tokenizer puts around a sentence, [CLS] and [SEP], to T before counting, thinking "a sequence of T tokens" meant T tokens of text.
+    Differs on: the worked example (H = 4, I = 6, L = 1, T = 3): the bug counts T = 5 and gives 1,552 instead of 848; BERT-BASE at T = 128 gives 22,707,191,808 instead of 22,348,431,360."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    n = T + 2                                              # [CLS] ... [SEP]
+    per_layer = 4 * 2 * n * H * H + 2 * 2 * n * n * H + 2 * 2 * n * H * I
+    return L * per_layer + 2 * H * H
+
+
+@EX3_5.bug
+def layer_count_read_from_the_heads_field(config, T):
+    """I multiplied the per-layer cost by config.num_attention_heads, picking the wrong one of the two "num_" fields, which I never noticed because BERT-BASE has 12 of each.
+    Differs on: BERT-LARGE (L = 24, 16 heads) at T = 128: the bug counts 16 layers instead of 24; any config with num_attention_heads != num_hidden_layers (BERT-BASE agrees)."""
+    H, I = config.hidden_size, config.intermediate_size
+    per_layer = 8 * T * H * H + 4 * T * T * H + 4 * T * H * I
+    return config.num_attention_heads * per_layer + 2 * H * H
+
+
+@EX3_5.bug
+def pooler_added_inside_the_layer_loop(config, T):
+    """I summed the layers in a for loop and wrote the pooler's line at the loop's indentation, so the pooler is counted once per layer instead of once for the model.
+    Differs on: the worked example with L = 2 (H = 4, I = 6, T = 3): the bug gives 1,696 instead of 1,664; BERT-BASE at T = 128 counts 11 pooler maps too many (11 x 1,179,648); L = 1 agrees."""
+    H, I = config.hidden_size, config.intermediate_size
+    total = 0
+    for _ in range(config.num_hidden_layers):
+        total += 4 * (2 * T * H * H)          # query, key, value, output
+        total += 2 * (2 * T * T * H)          # scores and probabilities x values, all heads
+        total += 2 * T * H * I + 2 * T * I * H
+        total += 2 * H * H                    # pooler
+    return total
+
+
+@EX3_5.bug
+def score_scaling_counted(config, T):
+    """The statement's list of things that count 0 did not name the division of the scores by √hs, so I counted it: one FLOP per score, nh · T² per layer.
+    Differs on: the worked example with one head (H = 4, I = 6, L = 1, T = 3): the bug gives 857 instead of 848; BERT-BASE at T = 128 adds 12 x 12 x 128² = 2,359,296."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    nh = config.num_attention_heads
+    hs = H // nh
+    projections = 4 * 2 * T * H * H
+    products = nh * (2 * T * T * hs + 2 * T * T * hs)     # QKᵀ and P V, head by head
+    scaling = nh * T * T                                   # scores / √hs
+    ffn = 2 * T * H * I + 2 * T * I * H
+    return L * (projections + products + scaling + ffn) + 2 * H * H
+
+
+@EX3_5.correct
+def twice_the_weights_times_the_tokens(config, T):
+    """Counted from the weight matrices: 2 FLOPs per weight entry per token that uses it (T tokens for the layers' matrices, one for the pooler), plus the two attention products, 4 T² H per layer."""
+    H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    layer_weights = 4 * H * H + 2 * H * I                  # q, k, v, output; both feed-forward maps
+    matrices = 2 * T * L * layer_weights
+    attention = L * 4 * T * T * H
+    pooler = 2 * 1 * H * H
+    return matrices + attention + pooler
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX3_6.batch = 9
+
+
+@EX3_6.bug
+def gamma_beta_kept_as_in_old_checkpoints(name, value):
+    """I renamed kernel to weight and left LayerNorm's gamma and beta as they were, since the old pytorch-pretrained-BERT checkpoints kept those names and transformers still loads them.
+    Differs on: "bert/encoder/layer_3/output/LayerNorm/gamma", np.ones(4): key "encoder.layer.3.output.LayerNorm.gamma" instead of "encoder.layer.3.output.LayerNorm.weight"."""
+    parts = name.split("/")
+    if parts[-1] in ("adam_m", "adam_v") or name == "global_step":
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = ["layer." + p[len("layer_"):] if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        parts[-1] = "weight"
+        tensor = tensor.t().contiguous()
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def prefix_stripped_with_lstrip(name, value):
+    """I took the "bert/" scope off with name.lstrip("bert/"), which strips any of the characters b, e, r, t and / from the left, so "embeddings" and "encoder" lose their first letter too.
+    Differs on: "bert/embeddings/word_embeddings", a (5, 3) array: key "mbeddings.word_embeddings.weight" instead of "embeddings.word_embeddings.weight"."""
+    if name == "global_step" or name.endswith(("/adam_m", "/adam_v")):
+        return None
+    key = name.lstrip("bert/").replace("/", ".")
+    key = key.replace("layer_", "layer.")
+    tensor = torch.tensor(value)
+    if key.endswith(".kernel"):
+        key = key[: -len("kernel")] + "weight"
+        tensor = tensor.T.contiguous()
+    elif key.endswith(".gamma"):
+        key = key[: -len("gamma")] + "weight"
+    elif key.endswith(".beta"):
+        key = key[: -len("beta")] + "bias"
+    elif key.endswith("_embeddings"):
+        key += ".weight"
+    return key, tensor
+
+
+@EX3_6.bug
+def every_value_made_float64(name, value):
+    """I read "a float64 array gives a float64 tensor" as "weights are kept in float64", so I built every tensor with dtype=torch.float64, which also turns a float32 (or float16) array into float64.
+    Differs on: "bert/pooler/dense/bias", np.zeros(4, dtype=np.float32): a float64 tensor instead of a float32 one."""
+    parts = name.split("/")
+    if parts[-1] in ("adam_m", "adam_v") or name == "global_step":
+        return None
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = [p.replace("layer_", "layer.") for p in parts]
+    tensor = torch.tensor(value, dtype=torch.float64)
+    last = parts[-1]
+    if last == "kernel":
+        parts[-1], tensor = "weight", tensor.T.contiguous()
+    elif last in ("gamma", "beta"):
+        parts[-1] = {"gamma": "weight", "beta": "bias"}[last]
+    elif last.endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.bug
+def adam_moments_compared_with_the_whole_name(name, value):
+    """I read the table's row "adam_m, adam_v, global_step" as three names and tested `name in ("adam_m", "adam_v", "global_step")`, so a moment like ".../query/kernel/adam_m" goes through the renaming and comes back as a key.
+    Differs on: "bert/encoder/layer_0/attention/self/query/kernel/adam_m", a (4, 4) array: ("encoder.layer.0.attention.self.query.kernel.adam_m", tensor) instead of None."""
+    if name in ("adam_m", "adam_v", "global_step"):
+        return None
+    parts = name.split("/")
+    if parts[0] == "bert":
+        parts = parts[1:]
+    parts = [p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts]
+    tensor = torch.tensor(value)
+    if parts[-1] == "kernel":
+        parts[-1], tensor = "weight", tensor.T.contiguous()
+    elif parts[-1] == "gamma":
+        parts[-1] = "weight"
+    elif parts[-1] == "beta":
+        parts[-1] = "bias"
+    elif parts[-1].endswith("_embeddings"):
+        parts.append("weight")
+    return ".".join(parts), tensor
+
+
+@EX3_6.correct
+def rpartition_rewrites_and_einsum(name, value):
+    """The name cut with str.rpartition into scope and leaf, the scope rewritten by a functools.reduce over a replacement list, the kernel transposed with torch.einsum on a numpy copy."""
+    scope, _, leaf = name.rpartition("/")
+    if leaf in ("adam_m", "adam_v") or (not scope and leaf == "global_step"):
+        return None
+    if scope == "bert" or scope.startswith("bert/"):
+        scope = scope[len("bert"):].lstrip("/")
+    pieces = scope.split("/") if scope else []
+    pieces = [functools.reduce(lambda s, r: s.replace(*r) if s.startswith("layer_") else s,
+                               [("layer_", "layer.")], p) for p in pieces]
+    tensor = torch.tensor(np.array(value, copy=True))
+    if leaf == "kernel":
+        tensor = torch.einsum("io->oi", tensor).contiguous()
+        leaves = ["weight"]
+    elif leaf in ("gamma", "beta"):
+        leaves = [{"gamma": "weight", "beta": "bias"}[leaf]]
+    elif leaf.endswith("_embeddings"):
+        leaves = [leaf, "weight"]
+    else:
+        leaves = [leaf.replace("layer_", "layer.") if leaf.startswith("layer_") else leaf]
+    return ".".join(pieces + leaves), tensor

@@ -12,6 +12,7 @@ import itertools
 import torch.nn.functional as F
 import functools
 import numpy as np
+import re
 
 EX = Exercise("4.3", "nsp_pair")
 
@@ -2071,3 +2072,503 @@ def index_select_and_counts(hidden, word_embeddings, bias, input_ids, labels, ma
         n = int(kinds[kind].sum())
         out[kind] = int((right & kinds[kind]).sum()) / n if n else None
     return out
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX4_1.batch = 9
+
+
+@EX4_1.bug
+def fate_from_the_selection_key(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                max_predictions, generator):
+    """To save a draw I decided each selected position's fate with the random key that selected it (key < 0.8 gives [MASK]), but the selected keys are the smallest of the row, so nearly every selected token becomes [MASK].
+    Differs on: 2000 rows of 20 candidates, max_predictions None, seed 0: all 6000 selected positions shown as [MASK] and none random or kept, instead of about 80 / 10 / 10."""
+    candidates = ~special_tokens_mask
+    B, T = input_ids.shape
+    n = candidates.sum(dim=1)
+    ks = []
+    for c in n.tolist():
+        if c == 0:
+            ks.append(0)
+            continue
+        k = max(1, round(0.15 * c))
+        ks.append(k if max_predictions is None else min(k, max_predictions))
+    k = torch.tensor(ks)
+    key = torch.rand(input_ids.shape, generator=generator)
+    key = torch.where(candidates, key, torch.full_like(key, 2.0))
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k.unsqueeze(1)
+    to_mask = selected & (key < 0.8)
+    to_random = selected & (key >= 0.8) & (key < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def cap_zero_read_as_no_cap(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                            max_predictions, generator):
+    """I wrote the cap as `max_predictions or n`, to let None mean "no cap", so a cap of 0 is also read as no cap and every row still gets its round(15%).
+    Differs on: [[101, 2057, 2293, 8870, 102]] with [CLS] and [SEP] special, max_predictions 0: one labelled position instead of none."""
+    candidates = ~special_tokens_mask
+    masked_ids = input_ids.clone()
+    labels = torch.full_like(input_ids, IGNORE_INDEX)
+    n = candidates.sum(dim=1)
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(special_tokens_mask, float("inf"))
+    order = key.argsort(dim=1)
+    rank = torch.empty_like(order)
+    rank.scatter_(1, order, torch.arange(input_ids.shape[1]).expand_as(order).contiguous())
+    k = torch.zeros_like(n)
+    for b, c in enumerate(n.tolist()):
+        if c:
+            k[b] = min(max(1, round(0.15 * c)), max_predictions or c)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    keep_out = torch.zeros(vocab_size, dtype=torch.bool)
+    keep_out[list(special_token_ids)] = True
+    pool = torch.arange(vocab_size)[~keep_out]
+    random_ids = pool[torch.randint(len(pool), input_ids.shape, generator=generator)]
+    masked_ids = torch.where(selected & (fate < 0.8), torch.full_like(input_ids, mask_token_id), masked_ids)
+    masked_ids = torch.where(selected & (fate >= 0.8) & (fate < 0.9), random_ids, masked_ids)
+    labels[selected] = input_ids[selected]
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def random_id_never_the_original(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                 max_predictions, generator):
+    """A random replacement that draws the original token replaces nothing, I thought, so I drew it among the allowed ids other than the original one (skipping over it in the pool), where the statement draws uniformly from all the allowed ids.
+    Differs on: vocab_size 6, special_token_ids [0, 1, 2], 4000 rows of 20 candidates with ids 3 to 5: a selected token is left unchanged 10.0% of the time instead of 10% + 10% / 3 = 13.3%."""
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    cap = [int(c) if max_predictions is None else max_predictions for c in n]
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), m) if c else 0 for c, m in zip(n, cap)])
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    allowed = torch.ones(vocab_size, dtype=torch.bool)
+    allowed[list(special_token_ids)] = False
+    pool = allowed.nonzero().squeeze(1)
+    # where the original sits in the pool, if it is there: draw among the others and step over it
+    where = torch.searchsorted(pool, input_ids).clamp(max=len(pool) - 1)
+    in_pool = pool[where] == input_ids
+    u = torch.rand(input_ids.shape, generator=generator)
+    r = (u * (len(pool) - in_pool.long())).long()
+    r = r + (in_pool & (r >= where)).long()
+    random_ids = pool[r]
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.bug
+def random_ids_above_the_special_count(input_ids, special_tokens_mask, mask_token_id, vocab_size, special_token_ids,
+                                       max_predictions, generator):
+    """I thought the special tokens take the first ids of a vocabulary, so I drew a random replacement with torch.randint(len(special_token_ids), vocab_size), which can give a special id that sits higher up and never gives the low ordinary ids.
+    Differs on: vocab_size 10, mask_token_id 7, special_token_ids [7, 8, 9], 1000 rows of 20 candidates, seed 2: random ids from 3 to 9 (the specials 8 and 9 among them) and never 0 to 2, instead of from 0 to 6."""
+    candidates = ~special_tokens_mask
+    n = candidates.sum(dim=1)
+    cap = [int(c) if max_predictions is None else max_predictions for c in n]
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), m) if c else 0 for c, m in zip(n, cap)])
+    key = torch.rand(input_ids.shape, generator=generator).masked_fill(~candidates, 2.0)
+    rank = key.argsort(dim=1).argsort(dim=1)
+    selected = rank < k[:, None]
+    fate = torch.rand(input_ids.shape, generator=generator)
+    to_mask = selected & (fate < 0.8)
+    to_random = selected & (fate >= 0.8) & (fate < 0.9)
+    random_ids = torch.randint(len(special_token_ids), vocab_size, input_ids.shape, generator=generator)
+    masked_ids = input_ids.clone()
+    masked_ids[to_mask] = mask_token_id
+    masked_ids[to_random] = random_ids[to_random]
+    labels = torch.where(selected, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
+    return masked_ids, labels
+
+
+@EX4_1.correct
+def rows_with_multinomial_without_replacement(input_ids, special_tokens_mask, mask_token_id, vocab_size,
+                                              special_token_ids, max_predictions, generator):
+    """A loop over the rows: the k positions drawn by torch.multinomial without replacement over equal weights, the pool built from a Python set, fates applied position by position."""
+    pool = torch.tensor(sorted(set(range(vocab_size)) - set(int(i) for i in special_token_ids)), dtype=torch.long)
+    masked_ids = input_ids.clone()
+    labels = torch.full_like(input_ids, IGNORE_INDEX)
+    for b in range(input_ids.shape[0]):
+        cand = (~special_tokens_mask[b]).nonzero().flatten()
+        n = len(cand)
+        if n == 0:
+            continue
+        k = max(1, round(0.15 * n))
+        if max_predictions is not None:
+            k = min(k, max_predictions)
+        if k == 0:
+            continue
+        chosen = cand[torch.multinomial(torch.ones(n), k, replacement=False, generator=generator)]
+        fate = torch.rand(k, generator=generator)
+        repl = pool[torch.randint(len(pool), (k,), generator=generator)]
+        labels[b, chosen] = input_ids[b, chosen]
+        for pos, u, r in zip(chosen.tolist(), fate.tolist(), repl.tolist()):
+            if u < 0.8:
+                masked_ids[b, pos] = mask_token_id
+            elif u < 0.9:
+                masked_ids[b, pos] = r
+    return masked_ids, labels
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX4_2.batch = 9
+
+
+@EX4_2.bug
+def position_from_list_index(tokens):
+    """I looped over the tokens themselves and found each one's position with tokens.index(token), which gives the first place the token occurs, so a token that occurs twice gets the position of its first occurrence.
+    Differs on: ["[CLS]", "the", "cat", "saw", "the", "dog", "[SEP]"]: [[1], [2], [3], [1], [5]] instead of [[1], [2], [3], [4], [5]]."""
+    specials = {"[CLS]", "[SEP]", "[PAD]"}
+    groups = []
+    for token in tokens:
+        t = tokens.index(token)
+        if token in specials:
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def walk_stopped_at_the_first_sep(tokens):
+    """A sequence ends with [SEP], so I stopped the walk there with break, forgetting that a pair has a [SEP] after A too and sentence B's words come after it.
+    Differs on: ["[CLS]", "we", "row", "[SEP]", "he", "rowed", "[SEP]"]: [[1], [2]] instead of [[1], [2], [4], [5]]."""
+    groups = []
+    current = None
+    for t, token in enumerate(tokens):
+        if token == "[SEP]":
+            break
+        if token in ("[CLS]", "[PAD]"):
+            current = None
+            continue
+        if token.startswith("##") and current is not None:
+            current.append(t)
+        else:
+            current = [t]
+            groups.append(current)
+    return groups
+
+
+@EX4_2.bug
+def continuation_matched_by_a_word_regex(tokens):
+    """I recognised a continuation piece with re.match(r"##\\w", token), "##" and then a letter or digit, so a piece like "##°" (from "25°") or "##×" starts a word of its own.
+    Differs on: ["[CLS]", "it", "was", "25", "##°", "outside", ".", "[SEP]"]: [[1], [2], [3], [4], [5], [6]] instead of [[1], [2], [3, 4], [5], [6]]."""
+    piece = re.compile(r"##\w")
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in ("[CLS]", "[SEP]", "[PAD]"):
+            continue
+        if piece.match(token) and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.bug
+def stopped_at_the_first_pad(tokens):
+    """Padding comes after the sequence, I thought, so I stopped the walk at the first [PAD]; a left-padded sequence (or any [PAD] before real tokens) loses every word after it.
+    Differs on: ["[PAD]", "[PAD]", "[CLS]", "the", "man", "[SEP]"]: [] instead of [[3], [4]]."""
+    groups = []
+    for t, token in enumerate(tokens):
+        if token == "[PAD]":
+            break
+        if token in ("[CLS]", "[SEP]"):
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@EX4_2.correct
+def numpy_masks_and_split(tokens):
+    """numpy: boolean arrays for the specials and the pieces, the word starts found by shifting, the non-special positions cut with np.split at the starts."""
+    if not tokens:
+        return []
+    toks = np.array(tokens, dtype=object)
+    special = np.isin(toks, ["[CLS]", "[SEP]", "[PAD]"])
+    piece = np.array([str(t).startswith("##") for t in tokens])
+    prev_word = np.concatenate([[False], ~special[:-1]])  # a non-special token right before
+    start = ~special & ~(piece & prev_word)
+    keep = np.flatnonzero(~special)
+    cuts = np.flatnonzero(start[keep])[1:]
+    return [part.tolist() for part in np.split(keep, cuts) if len(part)]
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX.batch = 9
+
+
+@EX.bug
+def notnext_b_wraps_around(documents, index, rng):
+    """To give the NotNext B as many sentences as the true B even when the other document ends too soon, I wrapped around to its first sentence (modulo its length), so B is not consecutive there and can repeat a sentence.
+    Differs on: [["a1", "a2", "a3"], ["b1", "b2"], ["c1"]], index 0, random.Random(3): (["a1"], ["b2", "b1"], False), where a NotNext B must be consecutive (["b2"] or ["b1", "b2"])."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    a_sentences = document[:a_end]
+    if rng.random() < 0.5:
+        return a_sentences, document[a_end:], True
+    other = rng.randrange(len(documents) - 1)
+    if other >= index:
+        other += 1
+    other_doc = documents[other]
+    start = rng.randrange(len(other_doc))
+    wanted = len(document) - a_end
+    b_sentences = [other_doc[(start + i) % len(other_doc)] for i in range(wanted)]
+    return a_sentences, b_sentences, False
+
+
+@EX.bug
+def others_sliced_one_short(documents, index, rng):
+    """I listed the other documents as documents[:index - 1] + documents[index + 1:], one short on the left, so the document before A's is never drawn, and for index 0 the slice [:-1] brings back A's own document (and repeats others).
+    Differs on: [["a1", "a2"], ["b1"], ["c1"]], index 0, seeds 0 to 3999: NotNext B comes from A's own document (["a1"] or ["a2"]) about a quarter of the time and ["c1"] only a quarter, instead of ["b1"] and ["c1"] half each."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    others = documents[:index - 1] + documents[index + 1:]
+    other = rng.choice(others)
+    start = rng.randrange(len(other))
+    return document[:a_end], other[start:start + len(document) - a_end], False
+
+
+@EX.bug
+def other_index_minus_one_outside_the_parentheses(documents, index, rng):
+    """I drew among the other documents with int(rng.random() * len(documents) - 1), meaning len(documents) - 1 in parentheses, then stepped over A's own; the draw is in [-1, n - 1), int() sends both -0.x and 0.x to 0, so the first other document is drawn twice as often as each of the rest.
+    Differs on: [["a1", "a2"], ["b1"], ["c1"]], index 0, seeds 0 to 3999: NotNext B is ["b1"] about 2/3 of the time and ["c1"] 1/3, instead of half each."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    other = int(rng.random() * len(documents) - 1)
+    if other >= index:
+        other += 1
+    start = rng.randrange(len(documents[other]))
+    return document[:a_end], documents[other][start:start + len(document) - a_end], False
+
+
+@EX.bug
+def only_long_enough_documents_drawn(documents, index, rng):
+    """So that a NotNext B always has as many sentences as the true B, I drew the other document only among those long enough to give them, so a short document is never the source when A leaves several sentences (and when none is long enough, rng.choice([]) raises).
+    Differs on: [["a1", "a2", "a3"], ["b1"], ["c1", "c2", "c3"]], index 0: whenever A is ["a1"] the NotNext B comes from document 2 every time, never from document 1, instead of half each."""
+    document = documents[index]
+    a_end = rng.randint(1, len(document) - 1)
+    if rng.random() < 0.5:
+        return document[:a_end], document[a_end:], True
+    wanted = len(document) - a_end
+    long_enough = [i for i, d in enumerate(documents) if i != index and len(d) >= wanted]
+    other = documents[rng.choice(long_enough)]
+    start = rng.randrange(len(other) - wanted + 1)
+    return document[:a_end], other[start:start + wanted], False
+
+
+@EX.correct
+def negative_offset_and_choice(documents, index, rng):
+    """A's end by rng.choice over a range; the coin read the other way round (>= 0.5 is NotNext); the other document as index - 1 - an offset, wrapped by Python's negative indexing; B's start from int(rng.random() * len)."""
+    document = documents[index]
+    a_end = rng.choice(range(1, len(document)))
+    a_sentences = list(document[:a_end])
+    true_b = list(document[a_end:])
+    if rng.random() >= 0.5:
+        offset = rng.randrange(len(documents) - 1)
+        source = documents[index - 1 - offset]  # negative indices wrap round to the end of the list
+        start = int(rng.random() * len(source))
+        return a_sentences, list(source[start:start + len(true_b)]), False
+    return a_sentences, true_b, True
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX4_4.batch = 9
+
+
+@EX4_4.bug
+def random_rotation_instead_of_shuffle(groups, num_to_predict, rng):
+    """For "a random order" I started the walk at a random word, rng.randrange(len(groups)), and went on in position order, wrapping round, instead of shuffling: only the rotations of the list ever come up, so words far apart are rarely taken together.
+    Differs on: [[1], [2], [3], [4]], num_to_predict 2, seeds 0 to 1999: only [1, 2], [2, 3], [3, 4] and [1, 4], never [1, 3] or [2, 4] (which the shuffle gives a third of the time)."""
+    if not groups:
+        return []
+    first = rng.randrange(len(groups))
+    order = groups[first:] + groups[:first]
+    chosen = []
+    for word in order:
+        if len(chosen) + len(word) <= num_to_predict:
+            chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def words_drawn_with_replacement(groups, num_to_predict, rng):
+    """I picked the words one at a time with rng.choice(groups), as many draws as there are words, skipping a word already taken or too long; draws with replacement repeat some words and never reach others, so a word that would still fit is often left out.
+    Differs on: [[1], [2], [3], [4]], num_to_predict 4, random.Random(0): [1, 3, 4] (word [2] never drawn) instead of [1, 2, 3, 4]."""
+    chosen = []
+    taken = set()
+    for _ in range(len(groups)):
+        i = rng.choice(range(len(groups)))
+        word = groups[i]
+        if i in taken or len(chosen) + len(word) > num_to_predict:
+            continue
+        taken.add(i)
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def only_checked_room_before_each_word(groups, num_to_predict, rng):
+    """I walked the shuffled words taking each one while fewer than num_to_predict positions were chosen, and forgot the second test, whether the word itself still fits, so the last word taken can run past the count.
+    Differs on: [[1], [2, 3, 4], [5], [6, 7]], num_to_predict 3, random.Random(0): 5 positions, [1, 2, 3, 4, 5], instead of [1, 5]."""
+    order = groups[:]
+    rng.shuffle(order)
+    chosen = []
+    for word in order:
+        if len(chosen) < num_to_predict:
+            chosen += word
+    return sorted(chosen)
+
+
+@EX4_4.bug
+def word_length_from_its_span(groups, num_to_predict, rng):
+    """I counted a word's pieces as word[-1] - word[0], the distance from its first position to its last, forgetting the + 1, so a one-piece word costs nothing and every word costs one piece too few.
+    Differs on: [[1], [2], [3]], num_to_predict 1, any seed: [1, 2, 3] instead of one position."""
+    order = list(groups)
+    rng.shuffle(order)
+    used = 0
+    chosen = []
+    for word in order:
+        size = word[-1] - word[0]
+        if used + size > num_to_predict:
+            continue
+        used += size
+        chosen.extend(word)
+    return sorted(chosen)
+
+
+@EX4_4.correct
+def compress_with_a_budget_closure(groups, num_to_predict, rng):
+    """A shuffled copy made by unpacking, the walk as itertools.compress with a selector generator that spends a budget, the positions chained and returned unsorted."""
+    order = [*groups]
+    rng.shuffle(order)
+
+    def fits():
+        room = num_to_predict
+        for word in order:
+            take = len(word) <= room
+            if take:
+                room -= len(word)
+            yield take
+
+    return list(itertools.chain.from_iterable(itertools.compress(order, fits())))
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX4_5.batch = 9
+
+
+@EX4_5.bug
+def nll_loss_on_raw_logits(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I took F.nll_loss for the negative log-likelihood and gave it the logits straight from the decoder, forgetting that it expects log-probabilities, so my loss is minus the label's logit, with no log-softmax.
+    Differs on: the worked example, logits [2.0, 0.0, 0.0] (hidden [[[2.0, 0.0]]], E = [[1, 0], [0, 1], [0, 0]], bias 0), label 0: loss -2.0 instead of 0.2395."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets = labels[selected]
+    shown = input_ids[selected]
+    out = {"loss": F.nll_loss(logits, targets)}
+    right = logits.argmax(dim=-1) == targets
+    is_mask = shown == mask_id
+    is_kept = (shown == targets) & ~is_mask
+    is_random = ~is_mask & ~is_kept
+    for kind, where in (("mask", is_mask), ("random", is_random), ("kept", is_kept)):
+        out[kind] = float(right[where].float().mean()) if where.any() else None
+    return out
+
+
+@EX4_5.bug
+def log_softmax_over_the_positions(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I wrote the log-softmax with dim=0, thinking of the first axis as the classes, but the logits are (N, V), so it normalises each word over the labelled positions instead of each position over the vocabulary.
+    Differs on: one labelled position with logits [2.0, 0.0, 0.0] and label 0 (the worked example): loss 0.0 instead of 0.2395; with N > 1 any value."""
+    selected = labels != IGNORE_INDEX
+    rows = hidden[selected]  # (N, H)
+    logits = rows @ word_embeddings.T + bias  # (N, V)
+    targets = labels[selected]
+    shown = input_ids[selected]
+    logp = torch.log_softmax(logits, dim=0)
+    loss = -logp.gather(1, targets[:, None]).squeeze(1).mean()
+    right = logits.argmax(dim=1) == targets
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    metrics = {"loss": loss}
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.bug
+def labelled_where_positive(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I found the labelled positions with labels > 0, since -100 is the only negative label, forgetting that 0 is an id too (the worked example's label), so a position labelled 0 is left out of the loss and the accuracies.
+    Differs on: the worked example, logits [2.0, 0.0, 0.0], label 0, input mask_id: loss nan (no position) and "mask" None instead of 0.2395 and 1.0."""
+    selected = labels > 0
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    metrics = {"loss": F.cross_entropy(logits, targets)}
+    right = logits.argmax(-1) == targets
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.bug
+def argmax_without_dim(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """I took the prediction with logits.argmax(), forgetting dim=-1, which gives one index into the flattened (N, V) logits, so every position is compared with that one number.
+    Differs on: two [MASK] positions, V = 3, logits [[2, 0, 0], [0, 3, 0]], labels [0, 1]: "mask" accuracy 0.0 instead of 1.0 (argmax() is 4)."""
+    selected = labels != IGNORE_INDEX
+    logits = hidden[selected] @ word_embeddings.T + bias
+    targets, shown = labels[selected], input_ids[selected]
+    metrics = {"loss": F.cross_entropy(logits, targets)}
+    right = logits.argmax() == targets
+    is_mask = shown == mask_id
+    is_kept = ~is_mask & (shown == targets)
+    for kind, where in (("mask", is_mask), ("random", ~is_mask & ~is_kept), ("kept", is_kept)):
+        metrics[kind] = right[where].float().mean().item() if where.any() else None
+    return metrics
+
+
+@EX4_5.correct
+def flat_views_logsumexp_and_bincount(hidden, word_embeddings, bias, input_ids, labels, mask_id):
+    """Flattened views and nonzero indices; the loss as logsumexp minus the label's logit; each position given a kind code 0/1/2 and the rights counted with torch.bincount."""
+    H = hidden.shape[-1]
+    flat_labels = labels.reshape(-1)
+    idx = (flat_labels != IGNORE_INDEX).nonzero().squeeze(1)
+    h = hidden.reshape(-1, H).index_select(0, idx)
+    target = flat_labels.index_select(0, idx)
+    shown = input_ids.reshape(-1).index_select(0, idx)
+    logits = torch.addmm(bias, h, word_embeddings.t())  # (N, V)
+    picked = logits.gather(1, target.unsqueeze(1)).squeeze(1)
+    loss = (torch.logsumexp(logits, dim=1) - picked).sum() / idx.numel()
+    with torch.no_grad():
+        code = torch.where(shown == mask_id, 0, torch.where(shown == target, 2, 1))
+        right = (logits.argmax(dim=1) == target).long()
+        totals = torch.bincount(code, minlength=3).tolist()
+        hits = torch.bincount(code, weights=right.double(), minlength=3).tolist()
+    result = {"loss": loss}
+    for c, kind in enumerate(("mask", "random", "kept")):
+        result[kind] = hits[c] / totals[c] if totals[c] else None
+    return result

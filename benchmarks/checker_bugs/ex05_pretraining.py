@@ -13,6 +13,7 @@ import math
 import itertools
 from torch import nn
 import functools
+import copy
 
 EX52 = Exercise("5.2", "parameter_groups")
 
@@ -2274,3 +2275,414 @@ def rows_looped_and_summed_nll(model, batch, optimizer, scheduler, max_grad_norm
     scheduler.step()
     optimizer.zero_grad(set_to_none=True)
     return mlm_loss.item(), nsp_loss.item()
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX5_1.batch = 9
+
+
+@EX5_1.bug
+def decay_from_the_end_of_warmup(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I let the decay start where the warm-up ends, counting its progress as (step - warmup_steps) / (total_steps - warmup_steps), as transformers' linear schedule does, so the first step after the warm-up is at the full peak.
+    Differs on: step 400, peak 1e-3, 400 warm-up steps of 8,000: 1e-3 instead of 9.5e-4 (and 5.26e-4 instead of 5e-4 at step 4,000)."""
+    if warmup_steps > 0 and step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    progress = (min(step, total_steps) - warmup_steps) / (total_steps - warmup_steps)
+    return (peak_lr - end_lr) * (1 - progress) ** power + end_lr
+
+
+@EX5_1.bug
+def progress_with_floor_division(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """Steps are integers, so I computed the decay's progress with min(step, total_steps) // total_steps, and floor division gives 0 until the very last step: the rate stays at the peak and drops to end_lr at total_steps.
+    Differs on: step 4,000, peak 1e-3, 400 warm-up steps of 8,000: 1e-3 instead of 5e-4."""
+    if warmup_steps == 0 or step >= warmup_steps:
+        done = min(step, total_steps) // total_steps
+        return (peak_lr - end_lr) * (1 - done) ** power + end_lr
+    return peak_lr * step / warmup_steps
+
+
+@EX5_1.bug
+def end_lr_never_added_back(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I scaled the gap (peak_lr - end_lr) by what is left of the decay and forgot to add end_lr back at the end, so the schedule runs from peak_lr - end_lr down to 0 instead of from peak_lr down to end_lr.
+    Differs on: step 100 of 100, peak 1e-4, no warm-up, end_lr 1e-6: 0.0 instead of 1e-6 (and 9.9e-5 instead of 1e-4 at step 0)."""
+    if warmup_steps and step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    left = 1 - min(step, total_steps) / total_steps
+    return (peak_lr - end_lr) * left ** power
+
+
+@EX5_1.bug
+def decay_cycles_past_the_end(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """I copied TensorFlow's polynomial_decay with its cycle branch, stretching the decay to the next multiple of total_steps once the step passes it, where Google calls it with cycle=False and the rate stays at end_lr after total_steps.
+    Differs on: step 9,000, peak 1e-3, 400 warm-up steps of 8,000: 4.375e-4 (a decay over 16,000 steps) instead of 0."""
+    if warmup_steps and step < warmup_steps:
+        return peak_lr * step / warmup_steps
+    decay_steps = total_steps
+    if step > total_steps:
+        decay_steps = total_steps * math.ceil(step / total_steps)
+    return (peak_lr - end_lr) * (1 - step / decay_steps) ** power + end_lr
+
+
+@EX5_1.correct
+def interp_ramp_and_pow_of_the_remainder(step, peak_lr, warmup_steps, total_steps, end_lr=0.0, power=1.0):
+    """The warm-up by np.interp between (0, 0) and (warmup_steps, peak_lr); the decay as end_lr plus the gap times math.pow of the remaining steps' share, clamped at 0."""
+    if warmup_steps > 0 and step < warmup_steps:
+        return float(np.interp(step, [0, warmup_steps], [0.0, peak_lr]))
+    remaining = max(total_steps - step, 0) / total_steps
+    return end_lr + (peak_lr - end_lr) * math.pow(remaining, power)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX52.batch = 9
+
+
+@EX52.bug
+def grouped_on_a_deep_copy(model, weight_decay):
+    """To be sure nothing I did could touch the model, I sorted the parameters of copy.deepcopy(model): the groups hold trainable Parameters of the right shapes, but copies, so AdamW would train a model nobody uses.
+    Differs on: torch.nn.Linear(3, 2): the groups hold copies of weight and bias (equal values, other tensors), not the model's own parameters."""
+    twin = copy.deepcopy(model)
+    decay, no_decay = [], []
+    for p in twin.parameters():
+        if p.requires_grad:
+            (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def both_lists_from_one_assignment(model, weight_decay):
+    """I started my two lists with decay = no_decay = [], which makes them one list, so both groups hold every trainable parameter (AdamW then refuses a parameter that is in two groups).
+    Differs on: torch.nn.Linear(3, 2): both groups are [weight, bias] (the solution: [weight] and [bias]); torch.optim.AdamW(groups) raises ValueError."""
+    decay = no_decay = []
+    for p in model.parameters():
+        if p.requires_grad:
+            if p.dim() >= 2:
+                decay.append(p)
+            else:
+                no_decay.append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def ties_skipped_by_the_decoder_name(model, weight_decay):
+    """I listed every name with named_parameters(remove_duplicate=False) and, for BERT's tie, skipped the names holding "decoder" (the statement's example), so a weight tied under other names comes twice.
+    Differs on: torch.nn.Sequential(Linear(3, 3), Linear(3, 3)) with the second weight set to the first: the decayed group holds that weight twice (2 entries instead of 1)."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters(remove_duplicate=False):
+        if "decoder" in name or not p.requires_grad:
+            continue
+        (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.bug
+def seen_marked_on_the_parameters(model, weight_decay):
+    """To put a tied tensor in once I marked each parameter as I took it, p._grouped = True, and skipped the marked ones; the mark stays on the model's parameters, so a second call on the same model skips them all.
+    Differs on: torch.nn.Linear(3, 2) given twice: the second call returns two empty groups (the solution: [weight] and [bias] again)."""
+    decay, no_decay = [], []
+    for p in model.parameters():
+        if not p.requires_grad or getattr(p, "_grouped", False):
+            continue
+        p._grouped = True
+        (decay if p.ndim >= 2 else no_decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+@EX52.correct
+def identity_scan_over_modules(model, weight_decay):
+    """Each module's own parameters (recurse=False) from named_modules(remove_duplicate=False), ties dropped by an `is` scan of a list, groups built last with a dict of lists."""
+    kept = []
+    for _, module in model.named_modules(remove_duplicate=False):
+        for p in module.parameters(recurse=False):
+            if p.requires_grad and not any(p is q for q in kept):
+                kept.append(p)
+    groups = {True: [], False: []}
+    for p in kept:
+        groups[len(p.shape) > 1].append(p)
+    return [{"params": groups[True], "weight_decay": weight_decay}, {"params": groups[False], "weight_decay": 0.0}]
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX53.batch = 9
+
+
+@EX53.bug
+def one_backward_per_loss(model, batch, k):
+    """I called backward() on each of the two weighted losses of a micro-batch in turn, MLM then NSP, to keep them apart; the first backward frees the encoder's graph that the second one needs.
+    Differs on: the chapter's tiny BERT on 4 rows of 10 (1, 6, 6, 6 labels), k = 2: RuntimeError "Trying to backward through the graph a second time" (the solution returns 4.40 for a seed-0 H=16, 2-layer, V=40 BERT, and fills .grad)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for start in range(0, rows, size):
+        piece = {key: value[start:start + size] for key, value in batch.items()}
+        out = model(**piece)
+        mlm = out.mlm_loss * (piece["labels"] != -100).sum() / labelled
+        nsp = out.nsp_loss * size / rows
+        mlm.backward()
+        nsp.backward()
+        total += mlm.item() + nsp.item()
+    return total
+
+
+@EX53.bug
+def mlm_loss_taken_for_a_sum(model, batch, k):
+    """The hint asks over what .mlm_loss is a mean; I decided it was the micro-batch's sum over its labelled positions, so I divided it by the batch's N to make the mean (weight 1 / N instead of n_i / N).
+    Differs on: 4 rows of 10 with 1, 6, 6, 6 labels, k = 2: the MLM weights are 1/19 and 1/19 instead of 7/19 and 12/19 (gradients and returned loss)."""
+    B = len(batch["next_sentence_label"])
+    N = int((batch["labels"] != -100).sum())
+    size = B // k
+    for p in model.parameters():
+        p.grad = None
+    total = 0.0
+    for i in range(k):
+        rows = slice(i * size, (i + 1) * size)
+        out = model(**{name: t[rows] for name, t in batch.items()})
+        loss = out.mlm_loss / N + out.nsp_loss * size / B
+        loss.backward()
+        total += float(loss)
+    return total
+
+
+@EX53.bug
+def stale_gradients_multiplied_by_zero(model, batch, k):
+    """I cleared the stale gradients with p.grad.mul_(0) on those that have one; zero times a stale inf or NaN (left by a step that overflowed) is NaN, so those entries stay NaN.
+    Differs on: the tiny BERT batch with k = 2 after model.nsp.weight.grad is filled with float("nan"): the NSP weight's gradient comes out NaN (the solution: the batch's gradient)."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad.mul_(0)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[i * size:(i + 1) * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * ((piece["labels"] != -100).sum() / labelled) + out.nsp_loss * (size / rows)
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.bug
+def pieces_sliced_from_the_end(model, batch, k):
+    """I took the micro-batches from the last rows back, value[-(i + 1) * size:-i * size]; for i = 0 the end is -0, which is 0, so the first piece is empty and the last rows never run.
+    Differs on: 4 rows of 10 with 1, 6, 6, 6 labels, k = 2: the first piece has no rows and minibert raises InputError ("input_ids has no rows"), where the solution returns 4.40; with k = 1 too."""
+    rows = batch["input_ids"].shape[0]
+    size = rows // k
+    labelled = (batch["labels"] != -100).sum()
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for i in range(k):
+        piece = {key: value[-(i + 1) * size:-i * size] for key, value in batch.items()}
+        out = model(**piece)
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / labelled + out.nsp_loss * size / rows
+        loss.backward()
+        total += loss.item()
+    return total
+
+
+@EX53.correct
+def boolean_row_masks_and_one_autograd_call(model, batch, k):
+    """Micro-batch i picked by a boolean row mask (arange(B) // size == i); both weighted losses sent to one torch.autograd.backward call as a list; the total added with math.fsum."""
+    B = batch["next_sentence_label"].shape[0]
+    size = B // k
+    piece_of_row = torch.arange(B, device=batch["input_ids"].device) // size
+    is_label = batch["labels"].ne(-100)
+    N = is_label.sum().item()
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad = None
+    parts = []
+    for i in range(k):
+        rows = piece_of_row == i
+        out = model(**{name: t[rows] for name, t in batch.items()})
+        mlm = out.mlm_loss * (is_label[rows].sum().item() / N)
+        nsp = out.nsp_loss * (int(rows.sum()) / B)
+        torch.autograd.backward([mlm, nsp])
+        parts += [mlm.item(), nsp.item()]
+    return math.fsum(parts)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX5_4.batch = 9
+
+
+@EX5_4.bug
+def factor_always_applied_with_epsilon(parameters, max_norm):
+    """The statement allows torch's max_norm / (norm + 1e-6), so I multiplied every gradient by that factor without any test, thinking the epsilon version already caps it; below max_norm the factor is above 1 and small gradients are blown up to max_norm.
+    Differs on: one gradient [0.3, 0.4] (norm 0.5) with max_norm=1: it becomes about [0.6, 0.8] instead of staying [0.3, 0.4] (both return 0.5)."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    norm = math.sqrt(sum(float(g.double().pow(2).sum()) for g in grads))
+    factor = max_norm / (norm + 1e-6)
+    for g in grads:
+        g.mul_(factor)
+    return norm
+
+
+@EX5_4.bug
+def frozen_skipped_instead_of_missing_gradients(parameters, max_norm):
+    """I read "some may have no gradient" as the frozen ones, so I skipped the parameters with requires_grad False; a trainable parameter that the loss did not reach has p.grad None and then fails.
+    Differs on: [Parameter([3., 4.]) with grad [3., 4.], Parameter([1.]) trainable with grad None], max_norm=1: AttributeError on None (the solution returns 5 and clips the first to [0.6, 0.8])."""
+    total = 0.0
+    grads = []
+    for p in parameters:
+        if not p.requires_grad:
+            continue
+        g = p.grad
+        total += g.to(torch.float64).square().sum().item()
+        grads.append(g)
+    norm = total ** 0.5
+    if norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def squares_taken_in_place_on_the_double(parameters, max_norm):
+    """I cast each gradient with .double() and squared it with pow_ in place to save memory, sure that .double() makes a copy; for a float64 gradient it returns the gradient itself, which is left holding its squares.
+    Differs on: one float64 gradient [3., 4.] with max_norm=10: the norm is right (5) but the gradient becomes [9., 16.] instead of staying [3., 4.]."""
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = 0.0
+    for g in grads:
+        sq = g.double()
+        sq.pow_(2)
+        total += sq.sum().item()
+    norm = math.sqrt(total)
+    if norm > max_norm:
+        for g in grads:
+            g.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.bug
+def one_concatenated_vector_of_every_gradient(parameters, max_norm):
+    """I concatenated every gradient, flattened and in float64, into one vector with torch.cat and took its norm; when no parameter has a gradient the list is empty and torch.cat refuses it.
+    Differs on: [Parameter(torch.zeros(2))] without a gradient (or an empty list), max_norm=1: torch.cat raises ("expected a non-empty list of Tensors"; the solution returns 0.0)."""
+    params = [p for p in parameters if p.grad is not None]
+    flat = torch.cat([p.grad.detach().flatten().double() for p in params])
+    norm = flat.norm().item()
+    if norm > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / norm)
+    return norm
+
+
+@EX5_4.correct
+def vector_norm_with_a_float64_dtype_and_clamped_factor(parameters, max_norm):
+    """torch.linalg.vector_norm(g, dtype=torch.float64) per gradient, the norms combined with math.hypot, and torch's clamped factor min(1, max_norm / (norm + 1e-6)) applied only when below 1."""
+    grads = []
+    for p in parameters:
+        if p.grad is not None:
+            grads.append(p.grad)
+    norm = math.hypot(*(torch.linalg.vector_norm(g, dtype=torch.float64).item() for g in grads)) if grads else 0.0
+    factor = min(1.0, max_norm / (norm + 1e-6))
+    if factor < 1.0:
+        for g in grads:
+            g.mul_(factor)
+    return norm
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX5_5.batch = 9
+
+
+@EX5_5.bug
+def mlm_mean_per_sentence_then_over_sentences(model, batch, optimizer, scheduler, max_grad_norm):
+    """I took the masked-LM loss sentence by sentence, the mean over each row's labelled positions, and then the mean of those B means, so a sentence with one label weighs as much as one with six.
+    Differs on: a tiny BERT (H=16, 2 layers, V=40) on 4 rows of 10 with 1, 6, 6, 6 labelled positions, max_grad_norm=1: MLM loss 3.737 instead of 3.713 (the solution pools the 19 positions), and other weights after two steps."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    table = model.bert.embeddings.word_embeddings.weight
+    row_losses = []
+    for b in range(batch["labels"].shape[0]):
+        chosen = batch["labels"][b] != -100
+        if chosen.any():
+            logits = model.mlm(out.last_hidden_state[b][chosen], table)
+            row_losses.append(F.cross_entropy(logits, batch["labels"][b][chosen]))
+    mlm_loss = torch.stack(row_losses).mean()
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def targets_read_from_the_input_ids(model, batch, optimizer, scheduler, max_grad_norm):
+    """I gathered the hidden states at the labelled positions and took the targets from batch["input_ids"] there, as if the input still held the original token; at a masked position it holds [MASK] (or a random token), so the model learns to predict what it was shown.
+    Differs on: a tiny BERT (H=16, 2 layers, V=40) on 4 rows of 10 (1, 6, 6, 6 labels) whose input_ids hold 4 ([MASK] in minibert's vocabulary order) at the labelled positions: MLM loss 3.728 instead of 3.687, and other weights after two steps (equal only where every labelled token was left unchanged)."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    word_embeddings = model.bert.embeddings.word_embeddings.weight
+    logits = model.mlm(out.last_hidden_state[selected], word_embeddings)
+    mlm_loss = F.cross_entropy(logits, batch["input_ids"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def nsp_probabilities_into_cross_entropy(model, batch, optimizer, scheduler, max_grad_norm):
+    """I turned the NSP head's two scores into probabilities with softmax before F.cross_entropy, to have "the probability of IsNext"; cross_entropy applies its own log-softmax, so the loss is taken on the softmax of a softmax.
+    Differs on: any batch, e.g. a tiny BERT (H=16, 2 layers, V=40) on 4 rows of 10: NSP loss 0.6919 instead of 0.6906, and other weights after two steps; however well the head does, this loss never goes below ln(1 + 1/e) ≈ 0.31."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    word_embeddings = model.bert.embeddings.word_embeddings.weight
+    logits = model.mlm(out.last_hidden_state[selected], word_embeddings)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_probs = model.nsp(out.pooler_output).softmax(dim=-1)
+    nsp_loss = F.cross_entropy(nsp_probs, batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.bug
+def gradients_clipped_by_value(model, batch, optimizer, scheduler, max_grad_norm):
+    """I clipped with torch.nn.utils.clip_grad_value_(model.parameters(), max_grad_norm), the clipping function I found first: it caps each gradient element at ±max_grad_norm instead of scaling the whole gradient to a global norm of max_grad_norm.
+    Differs on: a tiny BERT (H=16, 2 layers, V=40) on 4 rows of 10, max_grad_norm=0.1 (global norm 1.94, largest element 0.41): the weights after two steps differ (the returned losses are the same)."""
+    out = model.bert(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+    selected = batch["labels"] != -100
+    word_embeddings = model.bert.embeddings.word_embeddings.weight
+    logits = model.mlm(out.last_hidden_state[selected], word_embeddings)
+    mlm_loss = F.cross_entropy(logits, batch["labels"][selected])
+    nsp_loss = F.cross_entropy(model.nsp(out.pooler_output), batch["next_sentence_label"])
+    (mlm_loss + nsp_loss).backward()
+    torch.nn.utils.clip_grad_value_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return mlm_loss.item(), nsp_loss.item()
+
+
+@EX5_5.correct
+def flat_positions_and_logsumexp(model, batch, optimizer, scheduler, max_grad_norm):
+    """The labelled positions as flat indices (nonzero of the flattened labels) read with index_select; both cross-entropies written as logsumexp minus the target's score; keyword arguments; model.zero_grad() at the end."""
+    out = model.bert(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"],
+                     attention_mask=batch["attention_mask"])
+    hidden = out.last_hidden_state.flatten(0, 1)  # (B*T, H)
+    flat_labels = batch["labels"].reshape(-1)
+    where = (flat_labels != -100).nonzero().squeeze(1)  # (N,)
+    targets = flat_labels.index_select(0, where)
+    scores = model.mlm(hidden.index_select(0, where), model.bert.embeddings.word_embeddings.weight)  # (N, V)
+    mlm_loss = (scores.logsumexp(-1) - scores.gather(1, targets[:, None]).squeeze(1)).mean()
+    nsp_scores = model.nsp(out.pooler_output)  # (B, 2)
+    nsp_target = batch["next_sentence_label"]
+    nsp_loss = (nsp_scores.logsumexp(-1) - nsp_scores.gather(1, nsp_target[:, None]).squeeze(1)).mean()
+    total = mlm_loss + nsp_loss
+    total.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    model.zero_grad()
+    return float(mlm_loss), float(nsp_loss)

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from . import Exercise
 import math
 import numpy as np
+import scipy.linalg
 
 EX = Exercise("6.4", "probe")
 
@@ -1294,3 +1295,277 @@ def ridge_by_qr_of_the_stacked_system(train_x, train_y, test_x, test_y, alpha=1.
     W = np.linalg.solve(R, Q.T @ targets)
     scores = np.column_stack([(Z - mean) / std, np.ones(len(Z))]) @ W
     return float(np.mean(scores.argmax(axis=1) == t))
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX6_1.batch = 9
+
+
+@EX6_1.bug
+def partner_brought_to_the_diagonal_with_roll(probs, attention_mask, offset):
+    """I rolled the key axis by -offset so that each query's partner lands on the main diagonal, and rolled the mask the same way to know which pairs are real; roll wraps around, so at the edges a query is paired with a token at the other end of the sentence.
+    Differs on: the worked example (one head, no padding) with offset -1: 0.35 (it also counts p[0, 2] = 0.25) instead of 0.4; with offset +1: 0.15 (it also counts p[2, 0] = 0.1) instead of 0.175."""
+    rolled = torch.roll(probs, shifts=-offset, dims=-1)  # rolled[..., i, i] = probs[..., i, (i + offset) % T]
+    real = attention_mask.bool()
+    pairs = (real & torch.roll(real, shifts=-offset, dims=-1)).to(probs.dtype)  # (B, T)
+    on_diagonal = torch.diagonal(rolled, dim1=-2, dim2=-1)  # (B, nh, T)
+    return (on_diagonal * pairs[:, None, :]).sum(dim=(0, 2)) / pairs.sum()
+
+
+@EX6_1.bug
+def cls_and_sep_left_out(probs, attention_mask, offset):
+    """The chapter's scores were on words, so I left out [CLS] and [SEP], the first and the last real token of each sentence, as queries and as partners; the statement counts every pair of real tokens.
+    Differs on: the worked example (one head, no padding) with offset -1: NaN (only token 1 is left as a word, so no pair remains) instead of 0.4."""
+    B, nh, T, _ = probs.shape
+    real = attention_mask.bool()
+    words = real.clone()
+    for b in range(B):
+        positions = real[b].nonzero().flatten()
+        if len(positions):
+            words[b, positions[0]] = False
+            words[b, positions[-1]] = False
+    total = probs.new_zeros(nh)
+    count = 0
+    for i in range(max(0, -offset), min(T, T - offset)):
+        both = words[:, i] & words[:, i + offset]  # (B,)
+        total = total + probs[both, :, i, i + offset].sum(dim=0)
+        count += int(both.sum())
+    return total / count
+
+
+@EX6_1.bug
+def sentences_weighted_by_their_length(probs, attention_mask, offset):
+    """To pool, I scored each sentence on its own real pairs and weighted the sentences by their number of real tokens L, so that a long sentence counts more; a sentence has L - |offset| pairs, not L, so short sentences still weigh too much.
+    Differs on: one head, T = 4, offset +1, sentence 0 with 4 real tokens whose next-token probabilities are 0.1, 0.1, 0.1 and sentence 1 with 2 real tokens whose p[0, 1] is 0.9: (4 * 0.1 + 2 * 0.9) / 6 = 0.367 instead of (0.3 + 0.9) / 4 = 0.3."""
+    B, nh, T, _ = probs.shape
+    real = attention_mask.bool()
+    scores, weights = [], []
+    for b in range(B):
+        values = []
+        for i in range(T):
+            j = i + offset
+            if 0 <= j < T and real[b, i] and real[b, j]:
+                values.append(probs[b, :, i, j])
+        if values:
+            scores.append(torch.stack(values).mean(dim=0))
+            weights.append(float(real[b].sum()))
+    w = torch.tensor(weights, dtype=probs.dtype)
+    return (torch.stack(scores) * w[:, None]).sum(dim=0) / w.sum()
+
+
+@EX6_1.bug
+def numpy_straight_from_the_attention(probs, attention_mask, offset):
+    """I did it in numpy with probs.numpy(); attention taken from a model run with gradients on still requires grad (and bfloat16 has no numpy type), so .numpy() refuses it where the solution just computes.
+    Differs on: the worked example as a (1, 1, 3, 3) tensor with requires_grad=True (or in bfloat16), offset -1: RuntimeError / TypeError from .numpy() instead of 0.4."""
+    p = probs.numpy().astype(np.float64)
+    m = attention_mask.numpy().astype(bool)
+    B, nh, T, _ = p.shape
+    i = np.arange(max(0, -offset), min(T, T - offset))
+    values = p[:, :, i, i + offset]  # (B, nh, P)
+    valid = m[:, i] & m[:, i + offset]  # (B, P)
+    return (values * valid[:, None, :]).sum(axis=(0, 2)) / valid.sum()
+
+
+@EX6_1.correct
+def diagonal_with_first_and_last_slices(probs, attention_mask, offset):
+    """torch.diagonal at `offset`; the pairs' mask from the first P and the last P positions of the mask (P = T - |offset|), which holds for both signs since a pair is its two ends."""
+    T = probs.shape[-1]
+    P = max(0, T - abs(offset))
+    values = torch.diagonal(probs, offset=offset, dim1=-2, dim2=-1)  # (B, nh, P)
+    real = attention_mask.bool()
+    both = (real[:, :P] & real[:, T - P:]).to(probs.dtype)  # (B, P)
+    return torch.einsum("bhp,bp->h", values, both) / both.sum()
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX6_2.batch = 9
+
+
+@EX6_2.bug
+def log_zeroed_at_the_padded_keys_only(probs, attention_mask):
+    """The zeros come from padding, I thought, so I set ln p to 0 at the padded keys with the mask (masked_fill) and kept torch.log everywhere else; a real key whose probability is exactly 0 still gives 0 · (-inf) = NaN.
+    Differs on: one head, no padding, rows [1, 0] and [0, 1] (each row on a single key, the statement's example of entropy 0): NaN instead of 0."""
+    key_is_pad = ~attention_mask.bool()[:, None, None, :]  # (B, 1, 1, T)
+    log_p = torch.log(probs).masked_fill(key_is_pad, 0.0)
+    h = -(probs * log_p).sum(dim=-1)  # (B, nh, T)
+    real = attention_mask.bool()
+    return h.permute(1, 0, 2)[:, real].mean(dim=-1)
+
+
+@EX6_2.bug
+def log_of_probabilities_clamped_at_1e_12(probs, attention_mask):
+    """For 0 ln 0 I multiplied p by ln(p.clamp(min=1e-12)), the clamp inside the log only; in float16 1e-12 rounds to 0, so the clamp does nothing and a zero probability still gives 0 · (-inf) = NaN.
+    Differs on: the rows [1, 0] and [0, 1] of one head (no padding) in float16: NaN instead of 0 (float32, float64 and bfloat16 are right)."""
+    plogp = probs * torch.log(probs.clamp(min=1e-12))
+    h = -plogp.sum(-1)  # (B, nh, T)
+    real = attention_mask.to(h.dtype)[:, None, :]
+    return (h * real).sum(dim=(0, 2)) / real.sum()
+
+
+@EX6_2.bug
+def entropy_of_the_mean_distribution(probs, attention_mask):
+    """I averaged each head's attention rows over the real queries of the batch first and took the entropy of that mean distribution, rather than the mean of the rows' entropies; a head whose rows each sit on one key but on different keys looks spread out.
+    Differs on: one head, no padding, rows [1, 0] and [0, 1]: ln 2 ≈ 0.693 (the mean row is [0.5, 0.5]) instead of 0."""
+    real = attention_mask.to(probs.dtype)[:, None, :, None]  # (B, 1, T, 1): real queries
+    mean_row = (probs * real).sum(dim=(0, 2)) / real.sum()  # (nh, T): the heads' average distribution
+    return -torch.special.xlogy(mean_row, mean_row).sum(dim=-1)
+
+
+@EX6_2.bug
+def mask_broadcast_like_the_key_mask(probs, attention_mask):
+    """I applied the mask as the model does, attention_mask[:, None, None, :] over (B, nh, T, T), and divided by the number of real queries; that shape masks the keys (whose probability is already 0), so the padded queries' rows still add their entropy to the sum.
+    Differs on: one head, B = 1, mask [1, 1, 0], rows [.5, .5, 0], [.5, .5, 0] and a padded query row [.5, .5, 0]: 3 ln 2 / 2 ≈ 1.04 instead of ln 2 ≈ 0.693."""
+    keep = attention_mask[:, None, None, :].to(probs.dtype)
+    plogp = torch.special.xlogy(probs, probs) * keep
+    total = -plogp.sum(dim=(0, 2, 3))  # (nh,)
+    return total / attention_mask.bool().sum()
+
+
+@EX6_2.correct
+def nansum_then_real_queries_by_boolean_index(probs, attention_mask):
+    """ln taken as it is and the 0 · (-inf) NaNs dropped by torch.nansum over the keys; the real queries picked with a boolean (B, T) index after moving the heads last, and averaged with mean(0)."""
+    per_row = -torch.nansum(probs * probs.log(), dim=-1)  # (B, nh, T)
+    by_query = per_row.transpose(1, 2)  # (B, T, nh)
+    return by_query[attention_mask.bool()].mean(dim=0)  # (N_real, nh) -> (nh,)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX6_3.batch = 9
+
+
+@EX6_3.bug
+def zeros_written_under_no_grad(head, head_size):
+    """I wrote the zeros into my copy inside torch.no_grad(), since setting values is not a computation autograd should record; the forward is right, but autograd never learns that those columns became constants, so the gradient still flows back through the silenced head.
+    Differs on: a (1, 2, 4) context with requires_grad=True, head 0, head_size 2, through nn.Linear(4, 3) and .sum().backward(): the context's gradient in columns 0-1 is that of the unmasked layer instead of 0."""
+    def hook(module, args):
+        context = args[0].clone()
+        with torch.no_grad():
+            context[..., head * head_size:(head + 1) * head_size] = 0.0
+        return (context,)
+    return hook
+
+
+@EX6_3.bug
+def weight_columns_zeroed_instead(head, head_size):
+    """Zeroing the head's columns of the context is the same as zeroing the columns of the output projection's weight that read them, so my hook zeroed module.weight[:, cols] (under no_grad) and passed the inputs on; the output is right while the hook is on, but the weights stay zeroed after it is removed.
+    Differs on: nn.Linear(4, 3) with the hook of head 1, head_size 2: once the hook is removed, the layer still ignores columns 2-3 (and module.weight[:, 2:4] is 0), where the solution leaves the layer as it was."""
+    def hook(module, args):
+        with torch.no_grad():
+            module.weight[:, head * head_size:(head + 1) * head_size] = 0.0
+        return args
+    return hook
+
+
+@EX6_3.bug
+def keep_mask_multiplied_in(head, head_size):
+    """I built a keep mask like the context (ones, zeros at the head's columns, in its dtype and on its device) and returned context * keep; multiplying by 0 does not zero an inf or a NaN, which a float16 head that overflowed holds.
+    Differs on: a float16 context (1, 1, 4) holding [inf, 1., 2., 3.], head 0, head_size 2: [nan, 0., 2., 3.] instead of [0., 0., 2., 3.]."""
+    def hook(module, args):
+        context = args[0]
+        keep = torch.ones(context.shape[-1], dtype=context.dtype, device=context.device)
+        keep[head * head_size:(head + 1) * head_size] = 0
+        return (context * keep,)
+    return hook
+
+
+@EX6_3.bug
+def head_size_read_as_the_number_of_heads(head, head_size):
+    """I read the second argument as the number of heads and worked out each head's width as H // head_size from the context; that is right only when the number of heads equals the head size.
+    Differs on: a (1, 1, 8) context of ones with head 1, head_size 2 (4 heads of 2 columns): columns 4-7 zeroed instead of columns 2-3."""
+    def hook(module, args):
+        context = args[0]
+        width = context.shape[-1] // head_size
+        new = context.clone()
+        new[..., head * width:(head + 1) * width] = 0
+        return (new,)
+    return hook
+
+
+@EX6_3.correct
+def unflattened_heads_axis(head, head_size):
+    """A clone of the context with its last axis unflattened to (heads, head_size); head `head` picked with select(-2, head) and zeroed in place on that clone (a view), then flattened back."""
+    def hook(module, args):
+        per_head = args[0].clone().unflatten(-1, (-1, head_size))  # (..., nh, hs), our own copy
+        per_head.select(-2, head).zero_()
+        return (per_head.flatten(-2),)
+    return hook
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX.batch = 9
+
+
+def _ridge_fit_predict(train_z, train_y, test_z, alpha):
+    """Ridge to one-hot tags with a column of ones, on already transformed float64 features."""
+    ones = lambda z: torch.cat([z, torch.ones(len(z), 1, dtype=z.dtype)], dim=1)
+    A = ones(train_z)
+    Y = F.one_hot(train_y.long(), int(train_y.max()) + 1).double()
+    W = torch.linalg.solve(A.T @ A + alpha * torch.eye(A.shape[1], dtype=A.dtype), A.T @ Y)
+    return (ones(test_z) @ W).argmax(dim=-1)
+
+
+@EX.bug
+def unknown_test_tags_marked_in_place(train_x, train_y, test_x, test_y, alpha=1.0):
+    """Before scoring I marked the test tags the probe cannot produce (never seen in training, above the largest training tag) as -1, on labels = test_y.long(); for int64 tags .long() returns test_y itself, so the caller's tags are overwritten (the accuracy is right).
+    Differs on: train tags [0, 0, 1, 1] at x = 1, 2, 3, 4, test x = [1.5, 3.5, 5.0] with int64 tags [0, 1, 2]: returns 2/3 like the solution, but test_y is now [0, 1, -1]."""
+    K = int(train_y.max()) + 1
+    labels = test_y.long()
+    labels[labels >= K] = -1  # no probe fitted on these tags can name them
+    mean, std = train_x.double().mean(0), train_x.double().std(0).clamp_min(1e-6)
+    predicted = _ridge_fit_predict((train_x.double() - mean) / std, train_y, (test_x.double() - mean) / std, alpha)
+    return (predicted == labels).double().mean().item()
+
+
+@EX.bug
+def standardised_features_clipped_at_three(train_x, train_y, test_x, test_y, alpha=1.0):
+    """To tame outliers I clipped every standardised feature to [-3, 3] before the ridge, a common preprocessing step; the clip makes the scores a non-linear function of x, so a test word far out can land on the other side of the boundary.
+    Differs on: 200 training words in 2-D (standard normal, tag 1 where x1 - 2 x2 > 0) and one test word (20, 5) of tag 1: the clipped word sits at (3, 3) and is called tag 0: accuracy 0.0 instead of 1.0."""
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    z = lambda x: ((x.double() - mean.double()) / std.double()).clamp(-3.0, 3.0)
+    predicted = _ridge_fit_predict(z(train_x), train_y, z(test_x), alpha)
+    return (predicted == test_y).double().mean().item()
+
+
+@EX.bug
+def training_words_shuffled_in_numpy(train_x, train_y, test_x, test_y, alpha=1.0):
+    """Out of habit I shuffled the training words before fitting, with one seeded generator for the features and the same seed for the tags, on train_x.numpy() and train_y.numpy(); those arrays share memory with the tensors, so the caller's training words come back shuffled (the accuracy is right).
+    Differs on: train x = 1, 2, 3, 4 (as (4, 1) float32) with tags [0, 0, 1, 1], test x = [1.5, 3.5] tags [0, 1]: returns 1.0 like the solution, but train_x and train_y are now in another order."""
+    xs, ys = train_x.numpy(), train_y.numpy()
+    np.random.default_rng(0).shuffle(xs)
+    np.random.default_rng(0).shuffle(ys)  # the same permutation, so each word keeps its tag
+    X = xs.astype(np.float64)
+    mean, std = X.mean(0), np.maximum(X.std(0, ddof=1), 1e-6)
+    A = np.hstack([(X - mean) / std, np.ones((len(X), 1))])
+    Y = np.eye(int(ys.max()) + 1)[ys]
+    W = np.linalg.solve(A.T @ A + alpha * np.eye(A.shape[1]), A.T @ Y)
+    T = test_x.numpy().astype(np.float64)
+    scores = np.hstack([(T - mean) / std, np.ones((len(T), 1))]) @ W
+    return float(np.mean(scores.argmax(1) == test_y.numpy()))
+
+
+@EX.bug
+def word_vectors_scaled_to_unit_length(train_x, train_y, test_x, test_y, alpha=1.0):
+    """I scaled each word's vector to length 1 first (F.normalize), as is usual with embeddings, then standardised and fitted the ridge; dividing by the word's own norm is not linear in x, and on a line it maps every positive x to 1.
+    Differs on: train x = 1, 2, 3, 4 with tags [0, 0, 1, 1], test x = [1.5, 3.5] with tags [0, 1]: 0.5 (every word looks the same) instead of 1.0."""
+    unit = lambda x: F.normalize(x.double(), dim=1)
+    u_train, u_test = unit(train_x), unit(test_x)
+    mean, std = u_train.mean(0), u_train.std(0).clamp_min(1e-6)
+    predicted = _ridge_fit_predict((u_train - mean) / std, train_y, (u_test - mean) / std, alpha)
+    return (predicted == test_y).double().mean().item()
+
+
+@EX.correct
+def scipy_positive_definite_solve(train_x, train_y, test_x, test_y, alpha=1.0):
+    """numpy in float64 after a detached CPU copy; the ridge's normal equations solved with scipy.linalg.solve(assume_a="pos"); one-hot tags from np.eye; accuracy with np.count_nonzero."""
+    X = train_x.detach().cpu().double().numpy()
+    Z = test_x.detach().cpu().double().numpy()
+    y = train_y.detach().cpu().numpy().astype(np.int64)
+    mu = X.mean(axis=0)
+    sd = np.maximum(X.std(axis=0, ddof=1), 1e-6)
+    design = lambda M: np.concatenate([(M - mu) / sd, np.ones((M.shape[0], 1))], axis=1)
+    A = design(X)
+    Y = np.eye(y.max() + 1)[y]
+    W = scipy.linalg.solve(A.T @ A + alpha * np.eye(A.shape[1]), A.T @ Y, assume_a="pos")
+    guess = (design(Z) @ W).argmax(axis=1)
+    truth = test_y.detach().cpu().numpy()
+    return np.count_nonzero(guess == truth) / len(truth)

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 import itertools
 import torch
 import heapq
+import operator
 
 EX73 = Exercise("7.3", "pick_setting")
 
@@ -1757,3 +1758,293 @@ def flags_planned_per_module(model, top_layers=0):
         if p.requires_grad:
             total += p.numel()
     return total
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX7_1.batch = 9
+
+
+@EX7_1.bug
+def tail_slice_with_an_inclusive_last_index(ids, max_length, head, cls_id, sep_id):
+    """I took the tail as ids[n - 1 - tail:n - 1], thinking of n - 1 as the index of the last token and of the slice as ending on it, so the tail comes one place too early and the text's last token is dropped.
+    Differs on: the worked example, ids = [1, ..., 10], max_length = 7, head = 2, [CLS] = 101, [SEP] = 102: [101, 1, 2, 7, 8, 9, 102] instead of [101, 1, 2, 8, 9, 10, 102]."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: head must be in 0 .. {max_length - 2}")
+    n = len(ids)
+    if n + 2 <= max_length:
+        return [cls_id] + list(ids) + [sep_id]
+    tail = max_length - 2 - head
+    last = n - 1
+    return [cls_id] + ids[:head] + ids[last - tail:last] + [sep_id]
+
+
+@EX7_1.bug
+def fitting_text_wrapped_in_place(ids, max_length, head, cls_id, sep_id):
+    """When the text fits I simply put [CLS] in front of it and [SEP] after it, ids.insert(0, cls_id) and ids.append(sep_id), and returned it: that is the caller's own list.
+    Differs on: ids = [1, 2, 3], max_length = 7, head = 2: the result [101, 1, 2, 3, 102] is right, but the caller's ids is now [101, 1, 2, 3, 102] instead of staying [1, 2, 3] (and a second call on it wraps it again)."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: head must be in 0 .. {max_length - 2}")
+    if len(ids) + 2 <= max_length:
+        ids.insert(0, cls_id)
+        ids.append(sep_id)
+        return ids
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[len(ids) - tail:], sep_id]
+
+
+@EX7_1.bug
+def head_longer_than_the_text_rejected(ids, max_length, head, cls_id, sep_id):
+    """Besides the statement's checks I also raised a ValueError when head is longer than the text itself (a head of 5 tokens out of a 3-token text made no sense to me).
+    Differs on: ids = [1, 2, 3], max_length = 7, head = 5 (BERT's own cut for 7): ValueError instead of [101, 1, 2, 3, 102]; likewise ids = [], max_length = 512, head = 128."""
+    if max_length < 2 or not 0 <= head <= max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: head must be in 0 .. {max_length - 2}")
+    n = len(ids)
+    if head > n:
+        raise ValueError(f"head={head} is longer than the text ({n} tokens)")
+    if n + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[n - tail:], sep_id]
+
+
+@EX7_1.bug
+def head_clamped_into_range(ids, max_length, head, cls_id, sep_id):
+    """I checked max_length, but a head out of range I clamped into 0 .. max_length - 2 with min and max, to be forgiving, instead of raising.
+    Differs on: ids = [1, ..., 10], max_length = 7, head = 9: [101, 1, 2, 3, 4, 5, 102] instead of a ValueError; and head = -1: [101, 6, 7, 8, 9, 10, 102] instead of a ValueError."""
+    if max_length < 2:
+        raise ValueError(f"max_length={max_length}: need at least 2 for [CLS] and [SEP]")
+    head = max(0, min(head, max_length - 2))
+    n = len(ids)
+    if n + 2 <= max_length:
+        return [cls_id, *ids, sep_id]
+    tail = max_length - 2 - head
+    return [cls_id, *ids[:head], *ids[n - tail:], sep_id]
+
+
+@EX7_1.correct
+def reversed_twice_for_the_tail(ids, max_length, head, cls_id, sep_id):
+    """operator.index for the arguments; the tail as the first `tail` ids of the reversed text, reversed back; list concatenation."""
+    max_length, head = operator.index(max_length), operator.index(head)
+    if max_length < 2 or head < 0 or head > max_length - 2:
+        raise ValueError(f"max_length={max_length}, head={head}: need max_length >= 2 and 0 <= head <= {max_length - 2}")
+    room = max_length - 2
+    if len(ids) <= room:
+        return [cls_id] + list(ids) + [sep_id]
+    tail = room - head
+    end = list(reversed(ids))[:tail]
+    end.reverse()
+    return [cls_id] + list(ids[:head]) + end + [sep_id]
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX7_2.batch = 9
+
+
+@EX7_2.bug
+def pooler_activation_taken_as_gelu(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I gave the pooler BERT's activation, GELU (the one every layer of the encoder uses), where the statement's C is a tanh.
+    Differs on: the worked example (H = K = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = 3, b = 1, label 3.0): logit 3.524 (3·gelu(1) + 1) and loss 0.275 instead of 3.285 and 0.081."""
+    cls = hidden[:, 0, :]
+    pooled = F.gelu(cls @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.bug
+def log_probabilities_indexed_by_the_label_column(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """I wrote the one-class loss out as -log_softmax(logits)[:, labels].mean(), meaning each row's own label; but [:, labels] takes every label's column for every row, a (B, B) block, and averages all of it.
+    Differs on: H = 1, hidden [[[2.]], [[-2.]]] (B = 2, T = 1), W_p = 0.5, b_p = 0, W = [[3.], [0.]], b = [1., 0.], labels tensor([0, 1]): loss 1.283 instead of 0.141 (with B = 1, or rows that agree, it comes out right)."""
+    cls = hidden[:, 0]
+    pooled = torch.tanh(torch.matmul(cls, pooler_weight.t()) + pooler_bias)
+    logits = torch.matmul(pooled, weight.t()) + bias
+    K = logits.shape[1]
+    if K == 1:
+        loss = ((logits[:, 0] - labels.to(logits.dtype)) ** 2).mean()
+    elif labels.is_floating_point():
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    else:
+        loss = -F.log_softmax(logits, dim=-1)[:, labels].mean()
+    return logits, loss
+
+
+@EX7_2.bug
+def logits_squeezed_in_place_for_regression(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For regression I made the (B, 1) logits (B,) with logits.squeeze_(-1), in place, before the MSE, and returned logits afterwards: they are (B,) now, not (B, K).
+    Differs on: the worked example (H = K = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = 3, b = 1, label 3.0): logits of shape (1,), tensor([3.285]), instead of (1, 1), tensor([[3.285]]) (the loss 0.081 is right)."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        logits.squeeze_(-1)
+        loss = F.mse_loss(logits, labels.to(logits.dtype))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.bug
+def root_mean_squared_error(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """For regression I returned the root of the mean squared error, the RMSE I am used to reporting for a score, so the loss is in the labels' units.
+    Differs on: the worked example (H = K = 1, h_[CLS] = 2, W_p = 0.5, b_p = 0, W = 3, b = 1, label 3.0): loss 0.285 instead of 0.081 (the logit 3.285 is right)."""
+    pooled = torch.tanh(hidden[:, 0] @ pooler_weight.T + pooler_bias)
+    logits = pooled @ weight.T + bias
+    if logits.shape[-1] == 1:
+        loss = torch.sqrt(F.mse_loss(logits.squeeze(-1), labels.to(logits.dtype)))
+    elif not labels.dtype.is_floating_point:
+        loss = F.cross_entropy(logits, labels)
+    else:
+        loss = F.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+    return logits, loss
+
+
+@EX7_2.correct
+def one_example_at_a_time(hidden, pooler_weight, pooler_bias, weight, bias, labels):
+    """A loop over the batch with matrix-vector products (mv), each example's loss written out (square, logsumexp minus the label's logit, softplus form of the binary cross-entropy), stacked and averaged."""
+    B = hidden.shape[0]
+    rows, losses = [], []
+    K = weight.shape[0]
+    for b in range(B):
+        pooled = torch.tanh(torch.mv(pooler_weight, hidden[b, 0]) + pooler_bias)  # (H,)
+        z = torch.mv(weight, pooled) + bias  # (K,)
+        rows.append(z)
+        if K == 1:
+            losses.append((z[0] - labels[b].to(z.dtype)) ** 2)
+        elif labels.dim() == 1:
+            losses.append(torch.logsumexp(z, dim=0) - z[labels[b]])
+        else:
+            y = labels[b].to(z.dtype)
+            losses.append((F.softplus(z) - y * z).mean())  # -[y log σ(z) + (1 - y) log σ(-z)]
+    logits = torch.stack(rows)
+    return logits, torch.stack(losses).mean()
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX73.batch = 9
+
+
+@EX73.bug
+def square_root_written_as_power_one_half(dev, test):
+    """By hand, I took the square root of the variance as var ** 1/2, which Python reads as (var ** 1) / 2: half the variance.
+    Differs on: the worked example {"a": [0.80, 0.70, 0.75], "b": [0.78, 0.76, 0.77]}: ("b", 0.77, 0.00005) instead of ("b", 0.77, 0.01)."""
+    best, best_mean = None, -math.inf
+    for setting, scores in dev.items():
+        m = sum(scores) / len(scores)
+        if m > best_mean:
+            best, best_mean = setting, m
+    xs = dev[best]
+    var = sum((x - best_mean) ** 2 for x in xs) / (len(xs) - 1)
+    return best, best_mean, var ** 1/2
+
+
+@EX73.bug
+def centre_as_the_midpoint_of_the_range(dev, test):
+    """I computed each setting's mean as the midpoint of its best and worst seed, (min + max) / 2, a shortcut that gave the right means on my two-seed grids.
+    Differs on: {"a": [0.9, 0.5, 0.5], "b": [0.65, 0.65, 0.65]}: ("a", 0.7, 0.2309) instead of ("b", 0.65, 0.0) (a's true mean is 0.633)."""
+    def centre(scores):
+        return (min(scores) + max(scores)) / 2
+    best = max(dev, key=lambda s: centre(dev[s]))
+    return best, centre(dev[best]), statistics.stdev(dev[best])
+
+
+@EX73.bug
+def best_item_returned_as_the_setting(dev, test):
+    """I took the best with max(dev.items(), key=...) to have the name and the scores together, then returned that (name, scores) pair where the setting's name belongs.
+    Differs on: the worked example: (("b", [0.78, 0.76, 0.77]), 0.77, 0.01) instead of ("b", 0.77, 0.01)."""
+    best = max(dev.items(), key=lambda item: statistics.fmean(item[1]))
+    scores = best[1]
+    return best, statistics.fmean(scores), statistics.stdev(scores)
+
+
+@EX73.bug
+def seed_count_read_from_the_first_setting(dev, test):
+    """I read the number of seeds once, from the first setting, and divided every setting's sums by it, taking the grid to have the same number of seeds everywhere.
+    Differs on: {"a": [0.7, 0.7, 0.7], "b": [0.9, 0.9]}: ("a", 0.7, 0.0) instead of ("b", 0.9, 0.0) (b's mean comes out as 1.8 / 3 = 0.6)."""
+    n = len(next(iter(dev.values())))
+    means = {setting: sum(scores) / n for setting, scores in dev.items()}
+    best = max(means, key=means.get)
+    m = means[best]
+    sd = math.sqrt(sum((x - m) ** 2 for x in dev[best]) / (n - 1))
+    return best, m, sd
+
+
+@EX73.correct
+def mean_and_variance_pairs(dev, test):
+    """A dict comprehension of (mean, variance) pairs with statistics.fmean and statistics.variance, the best item by max over items, the sd as math.sqrt of the variance."""
+    summary = {setting: (statistics.fmean(scores), statistics.variance(scores)) for setting, scores in dev.items()}
+    best, (mean, variance) = max(summary.items(), key=lambda item: item[1][0])
+    return best, mean, math.sqrt(variance)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX74.batch = 9
+
+
+@EX74.bug
+def frozen_through_p_data(model, top_layers=0):
+    """I froze each parameter of model.bert with p.data.requires_grad_(False), as I had seen .data used to get at a parameter's numbers; .data is a new tensor each time, so the flag lands on it and the parameter itself still requires a gradient.
+    Differs on: minibert.BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=0: 5658 (nothing frozen, every parameter learns) instead of 18."""
+    for p in model.bert.parameters():
+        p.data.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            for p in layer.parameters():
+                p.requires_grad_(True)
+        for p in model.bert.pooler.parameters():
+            p.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def counted_as_rows_times_columns(model, top_layers=0):
+    """I counted each trainable tensor's numbers as p.size(0) * p.size(-1), rows times columns; for a bias or a LayerNorm vector both are its length, so a vector of n numbers counts n².
+    Differs on: minibert.BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=0: 20 instead of 18 (the classifier's bias of 2 counts 4)."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.size(0) * p.size(-1) for p in model.parameters() if p.requires_grad)
+
+
+@EX74.bug
+def frozen_numbers_returned(model, top_layers=0):
+    """I returned the number of parameters I had frozen, reading "count what is left" as what the freezing left out of training.
+    Differs on: minibert.BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=0: 5640 (the frozen encoder) instead of 18."""
+    model.bert.requires_grad_(False)
+    if top_layers:
+        for layer in model.bert.encoder.layers[-top_layers:]:
+            layer.requires_grad_(True)
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if not p.requires_grad)
+
+
+@EX74.bug
+def top_layers_indexed_from_minus_zero(model, top_layers=0):
+    """I switched the top layers on one by one with layers[-i] for i in range(top_layers); for i = 0 that is layers[0], the bottom layer, so the k-th layer from the top stays frozen and the bottom one learns instead.
+    Differs on: minibert.BertForSequenceClassification(BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=3, num_attention_heads=2, intermediate_size=16, num_labels=2)), top_layers=1: the same count, 690, but layers[0] learns where layers[2] should (a backward pass reaches the bottom layer, not the top one); top_layers=2: layers 0 and 2 instead of 1 and 2."""
+    model.bert.requires_grad_(False)
+    layers = model.bert.encoder.layers
+    for i in range(top_layers):
+        layers[-i].requires_grad_(True)
+    if top_layers:
+        model.bert.pooler.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@EX74.correct
+def flags_by_enumerate_and_product_count(model, top_layers=0):
+    """Each part of model.bert switched with requires_grad_(flag): the embeddings off, each layer on when its index is at least n - k, the pooler on when k > 0; the count as a sum of numel times the flag."""
+    bert = model.bert
+    bert.embeddings.requires_grad_(False)
+    n = len(bert.encoder.layers)
+    for index, layer in enumerate(bert.encoder.layers):
+        layer.requires_grad_(index >= n - top_layers)
+    bert.pooler.requires_grad_(top_layers > 0)
+    return sum(p.numel() * int(p.requires_grad) for p in model.parameters())

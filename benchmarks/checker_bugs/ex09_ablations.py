@@ -890,3 +890,167 @@ def reversed_islice_then_flipped_back(hidden_states):
     """The top states read from the end with itertools.islice(reversed(...), 4), put back in bottom-up order, then torch.concat on axis 2."""
     top = list(itertools.islice(reversed(tuple(hidden_states)), 4))[::-1]
     return torch.concat(top, dim=2)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX9_1.batch = 9
+
+
+@EX9_1.bug
+def labels_are_the_inputs_for_a_model_that_shifts(input_ids, attention_mask):
+    """I followed the Hugging Face convention I know from GPT-2, labels = input_ids with -100 at the padding, thinking the model shifts them by one itself, so every position is labelled with its own token.
+    Differs on: input_ids [[2, 11, 12, 3, 0]], mask [[1, 1, 1, 1, 0]]: returns [[2, 11, 12, 3, -100]] instead of [[11, 12, 3, -100, -100]]."""
+    return input_ids.masked_fill(attention_mask == 0, -100)
+
+
+@EX9_1.bug
+def last_real_token_found_by_the_sep_id(input_ids, attention_mask):
+    """The worked example says [SEP] has no next token, so after shifting I put -100 wherever the token is [SEP] (id 102 in BERT's vocabulary) and at the padding, instead of reading the mask at t + 1.
+    Differs on: input_ids [[2, 11, 12, 3, 0]], mask [[1, 1, 1, 1, 0]] (the course vocabulary, [SEP] = 3): returns [[11, 12, 3, 0, -100]] instead of [[11, 12, 3, -100, -100]]."""
+    labels = torch.full_like(input_ids, -100)
+    labels[:, :-1] = input_ids[:, 1:]
+    labels[attention_mask == 0] = -100
+    labels[input_ids == 102] = -100
+    return labels
+
+
+@EX9_1.bug
+def row_length_slice_breaks_on_an_empty_row(input_ids, attention_mask):
+    """I looped over the rows, n = the number of real tokens, and wrote labels[b, :n - 1] = input_ids[b, 1:n]; for a row with no real token at all, :n - 1 becomes :-1 and the shapes no longer match.
+    Differs on: input_ids [[2, 11, 3], [0, 0, 0]], mask [[1, 1, 1], [0, 0, 0]]: raises a RuntimeError (shape mismatch) instead of returning [[11, 3, -100], [-100, -100, -100]]."""
+    labels = torch.full_like(input_ids, -100)
+    for b in range(input_ids.shape[0]):
+        n = int(attention_mask[b].sum())
+        labels[b, :n - 1] = input_ids[b, 1:n]
+    return labels
+
+
+@EX9_1.bug
+def last_column_never_added(input_ids, attention_mask):
+    """I built the labels of the positions that have a next position, torch.where(mask[:, 1:] == 1, ids[:, 1:], -100), as GPT's loss pairs logits[:, :-1] with labels[:, 1:], and returned those T - 1 columns without adding the last one back.
+    Differs on: input_ids [[2, 11, 12, 3]], mask [[1, 1, 1, 1]]: returns the (1, 3) [[11, 12, 3]] instead of the (1, 4) [[11, 12, 3, -100]]."""
+    return torch.where(attention_mask[:, 1:] == 1, input_ids[:, 1:], -100)
+
+
+@EX9_1.correct
+def row_lengths_against_a_position_ramp(input_ids, attention_mask):
+    """Row lengths from the mask's sum, a position ramp compared with length - 1, the ids rolled left, torch.where with a -100 scalar."""
+    T = input_ids.shape[1]
+    lengths = (attention_mask != 0).sum(dim=1)
+    has_next = torch.arange(T, device=input_ids.device)[None, :] < (lengths - 1)[:, None]
+    return torch.where(has_next, input_ids.roll(-1, dims=1), torch.tensor(-100, dtype=input_ids.dtype))
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX9_2.batch = 9
+
+
+@EX9_2.bug
+def standard_deviations_in_the_standard_error(a, b, confidence=0.95):
+    """I had the two standard deviations at hand from statistics.stdev and put them straight into se = sqrt(s_a / n_a + s_b / n_b), forgetting that the formula's s² is the variance.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52]: returns about (10, 6.06, 13.94) instead of (10, 1.99, 18.01)."""
+    na, nb = len(a), len(b)
+    sa, sb = statistics.stdev(a), statistics.stdev(b)
+    va, vb = sa / na, sb / nb
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    half = stats.t.ppf((1 + confidence) / 2, df) * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def degrees_of_freedom_with_the_sizes_crossed(a, b, confidence=0.95):
+    """In ν's denominator I divided a's squared term by n_b - 1 and b's by n_a - 1, crossing the two sample sizes, which only shows when the variants have different numbers of seeds.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52]: ν comes out 5.78 instead of 3.31, so the interval is about [3.45, 16.55] instead of [1.99, 18.01]."""
+    na, nb = len(a), len(b)
+    va, vb = statistics.variance(a) / na, statistics.variance(b) / nb
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    df = (va + vb) ** 2 / (va ** 2 / (nb - 1) + vb ** 2 / (na - 1))
+    half = stats.t.ppf((1 + confidence) / 2, df) * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def one_sample_size_for_both_variants(a, b, confidence=0.95):
+    """I wrote n = len(a) once and used it for both variants (in se and in ν), since the chapter's tables run three seeds a side.
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52]: returns about (10, 1.76, 18.24) instead of (10, 1.99, 18.01)."""
+    n = len(a)
+    va, vb = statistics.variance(a) / n, statistics.variance(b) / n
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    df = (va + vb) ** 2 / (va ** 2 / (n - 1) + vb ** 2 / (n - 1))
+    half = stats.t.ppf((1 + confidence) / 2, df) * math.sqrt(va + vb)
+    return difference, difference - half, difference + half
+
+
+@EX9_2.bug
+def standard_errors_added_not_in_quadrature(a, b, confidence=0.95):
+    """I took the standard error of the difference as the sum of the two standard errors, s_a/√n_a + s_b/√n_b, instead of the square root of the sum of their squares (ν as in the statement).
+    Differs on: a = [62, 66, 70], b = [55, 57, 56, 60, 52]: returns about (10, -0.91, 20.91) instead of (10, 1.99, 18.01)."""
+    na, nb = len(a), len(b)
+    va, vb = statistics.variance(a) / na, statistics.variance(b) / nb
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    half = stats.t.ppf((1 + confidence) / 2, df) * (math.sqrt(va) + math.sqrt(vb))
+    return difference, difference - half, difference + half
+
+
+@EX9_2.correct
+def scipy_sem_and_upper_tail_isf(a, b, confidence=0.95):
+    """scipy.stats.sem (ddof=1) for each variant's standard error, numpy means, the quantile from the upper tail with stats.t.isf."""
+    import numpy as np
+    sa, sb = stats.sem(np.asarray(a, dtype=float)), stats.sem(np.asarray(b, dtype=float))
+    ua, ub = sa ** 2, sb ** 2
+    nu = (ua + ub) ** 2 / (ua ** 2 / (len(a) - 1) + ub ** 2 / (len(b) - 1))
+    d = float(np.mean(a) - np.mean(b))
+    half = float(stats.t.isf((1 - confidence) / 2, nu) * np.hypot(sa, sb))
+    return d, d - half, d + half
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX.batch = 9
+
+
+@EX.bug
+def top_features_sliced_with_h_from_axis_one(hidden_states):
+    """I concatenated all the states and kept the last 4·H features, which also covers a shallow model, but I read H as hidden_states[0].shape[1], which for (B, T, H) states is the number of tokens.
+    Differs on: 13 states of shape (2, 5, 8) (a 12-layer model, T = 5, H = 8): returns (2, 5, 20), the last 20 features, instead of (2, 5, 32) from layers 9 to 12."""
+    H = hidden_states[0].shape[1]
+    return torch.cat(hidden_states, dim=-1)[..., -4 * H:]
+
+
+@EX.bug(checker="weighted_sum_last_four")
+def softmax_centred_on_the_mean_weight(hidden_states, mix, scale):
+    """Against the overflow I centred the raw weights before exp, exp(mix - mix.mean()) / sum, which keeps a single 90 safe but not a large spread between the weights.
+    Differs on: 4 states (1, 2, 3) with mix [120, 0, 0, 0] (or [90, -90, 0, 0]) and scale 1: returns NaN everywhere instead of the lowest of the four states (its weight is 1)."""
+    top = hidden_states[-4:]
+    e = torch.exp(mix - mix.mean())
+    weights = e / e.sum()
+    return scale * sum(w * h for w, h in zip(weights, top))
+
+
+@EX.bug
+def all_states_for_up_to_four_layers(hidden_states):
+    """For the shallow case I tested the number of layers, L = len(hidden_states) - 1, with if L <= 4: take every state, an off-by-one for "fewer than four states in all", so a 4-layer model also gets its embeddings.
+    Differs on: 5 states of shape (1, 2, 3) (a 4-layer model): returns (1, 2, 15), embeddings included, instead of (1, 2, 12) from layers 1 to 4."""
+    L = len(hidden_states) - 1
+    if L <= 4:
+        return torch.cat(list(hidden_states), dim=-1)
+    return torch.cat(list(hidden_states[L - 3:]), dim=-1)
+
+
+@EX.bug(checker="weighted_sum_last_four")
+def offsets_counted_back_from_four(hidden_states, mix, scale):
+    """I paired mix[i] with hidden_states[len(hidden_states) - 4 + i], the i-th of the top four; with only three states the first index is -1, which Python reads from the end, so the pairing wraps round.
+    Differs on: the L = 2 model's 3 states with mix [2, 0, -2] and scale 1: mix[0] weighs the top state, mix[1] the embeddings and mix[2] layer 1, instead of mix[0] the embeddings, mix[1] layer 1, mix[2] layer 2."""
+    weights = torch.softmax(mix, dim=0)
+    out = 0
+    for i in range(len(mix)):
+        out = out + weights[i] * hidden_states[len(hidden_states) - 4 + i]
+    return scale * out
+
+
+@EX.correct
+def tail_of_the_full_concatenation(hidden_states):
+    """Every state concatenated on the last axis, then the last 4·H features kept (H read from the last axis), which is all of them for a shallow model."""
+    H = hidden_states[-1].shape[-1]
+    return torch.cat(tuple(hidden_states), dim=-1)[..., -4 * H:]

@@ -1022,3 +1022,184 @@ def smallest_divisor_from_prime_factors(batch_size, seq_len, processes, micro_ba
     for prime, power in factors.items():
         divisors = [d * prime ** k for d in divisors for k in range(power + 1)]
     return min(g for g in divisors if (share // g) * seq_len <= micro_batch_tokens)
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX10_1.batch = 9
+
+
+@EX10_1.bug
+def attention_scores_counted_without_the_weighted_sum(config, seq_len, predicted_fraction):
+    """I counted attention's scores QKᵀ, 2·T·H per token, and forgot that the weighted sum of the values is a second product of the same size.
+    Differs on: the worked example (H=4, F=6, L=1, V=10, T=3, f=1/3): returns 888 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    per_layer = 8 * H * H + 4 * H * F + 2 * seq_len * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H / seq_len
+    return 3 * (L * per_layer + head + pooler)
+
+
+@EX10_1.bug
+def attention_counted_per_sequence_not_per_token(config, seq_len, predicted_fraction):
+    """I counted attention for the whole sequence, each of T queries meeting T keys, 2·T²·H for the scores and as much for the values, and added it to the per-token terms without dividing it by T.
+    Differs on: the worked example (H=4, F=6, L=1, V=10, T=3, f=1/3): returns 1248 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    per_layer = 8 * H * H + 4 * H * F + 4 * seq_len * seq_len * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H / seq_len
+    return 3 * (L * per_layer + head + pooler)
+
+
+@EX10_1.bug
+def feed_forward_as_one_matrix(config, seq_len, predicted_fraction):
+    """I counted the feed-forward as one H x F product, 2·H·F, forgetting it is two (H -> F, then F -> H back), where the statement has 2 · 2HF.
+    Differs on: the worked example (H=4, F=6, L=1, V=10, T=3, f=1/3): returns 816 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    projections = 4 * 2 * H * H
+    feed_forward = 2 * H * F
+    attention = 2 * 2 * seq_len * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V)
+    pooler = 2 * H * H / seq_len
+    return 3 * (L * (projections + feed_forward + attention) + head + pooler)
+
+
+@EX10_1.bug
+def head_spread_over_the_sequence_like_the_pooler(config, seq_len, predicted_fraction):
+    """The MLM head runs only at some positions, so I spread it over the sequence as I did the pooler, f·(2H² + 2HV) / T, counting the fraction twice.
+    Differs on: the worked example (H=4, F=6, L=1, V=10, T=3, f=1/3): returns about 885.3 instead of 960."""
+    H, F, L, V = config.hidden_size, config.intermediate_size, config.num_hidden_layers, config.vocab_size
+    per_layer = 8 * H * H + 4 * H * F + 4 * seq_len * H
+    head = predicted_fraction * (2 * H * H + 2 * H * V) / seq_len
+    pooler = 2 * H * H / seq_len
+    return 3 * (L * per_layer + head + pooler)
+
+
+@EX10_1.correct
+def named_terms_summed_with_fsum(config, seq_len, predicted_fraction):
+    """Each forward product per token as a named entry of a dict (each 2·m·n·p written out with its shapes), summed with math.fsum, tripled."""
+    H, F_, L, V, T = (config.hidden_size, config.intermediate_size, config.num_hidden_layers,
+                      config.vocab_size, seq_len)
+    per_token = {
+        "query, key, value, output": L * 4 * (2 * 1 * H * H),
+        "up and down": L * ((2 * 1 * H * F_) + (2 * 1 * F_ * H)),
+        "scores and values": L * ((2 * 1 * H * T) + (2 * 1 * T * H)),
+        "mlm transform and decoder": predicted_fraction * ((2 * 1 * H * H) + (2 * 1 * H * V)),
+        "pooler": (2 * 1 * H * H) / T,
+    }
+    return 3 * math.fsum(per_token.values())
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX10_2.batch = 9
+
+
+_s6_grids = {}
+
+
+@EX10_2.bug
+def flattened_with_view_on_a_strided_input(x, attention_mask):
+    """I flattened the batch and token axes with x.view(B * T, ...), which only works on a contiguous tensor, so an x that is a transposed or sliced view of another tensor makes it fail.
+    Differs on: x = torch.randn(4, 2, 3).transpose(0, 1) (a (2, 4, 3) view) with the mask [[1, 1, 1, 0], [1, 1, 0, 0]]: raises a RuntimeError where the right answer is the 5 real rows of x."""
+    B, T = attention_mask.shape
+    indices = torch.nonzero(attention_mask.reshape(-1), as_tuple=True)[0]
+    return x.view(B * T, *x.shape[2:])[indices], indices
+
+
+@EX10_2.bug(checker="pad_input")
+def grid_buffer_reused_across_calls(packed, indices, B, T):
+    """To save an allocation at every layer I kept one zero grid per shape in a module-level dict and wrote the tokens into it at each call, so the positions a later call leaves out still hold the previous call's numbers.
+    Differs on: two calls on a (2, 3) grid, first indices [0, 1, 2, 3, 4, 5] with packed 1..6, then indices [0, 3] with packed [7, 8]: the second returns [[7, 2, 3], [8, 5, 6]] instead of [[7, 0, 0], [8, 0, 0]]."""
+    key = (B * T, tuple(packed.shape[1:]), packed.dtype, packed.device)
+    if key not in _s6_grids:
+        _s6_grids[key] = torch.zeros(B * T, *packed.shape[1:], dtype=packed.dtype, device=packed.device)
+    grid = _s6_grids[key]
+    grid[indices] = packed
+    return grid.clone().view(B, T, *packed.shape[1:])
+
+
+@EX10_2.bug
+def real_positions_found_by_sorting_the_mask(x, attention_mask):
+    """I found the real positions by sorting the flattened mask, ones first, with argsort(descending=True), and kept the first N; argsort is not stable by default, so the ones do not keep their row-major order.
+    Differs on: a (3, 8) mask with row lengths 5, 8, 2 and x[b, t] = 10·b + t: the indices come out [1, 17, 16, 15, ...] (packed [1, 21, 20, ...]) instead of [0, 1, 2, 3, 4, 8, 9, ...] (packed [0, 1, 2, 3, 4, 10, 11, ...])."""
+    flat = attention_mask.reshape(-1)
+    N = int((flat != 0).sum())
+    indices = flat.argsort(descending=True)[:N]
+    return x.reshape(-1, *x.shape[2:])[indices], indices
+
+
+@EX10_2.bug(checker="pad_input")
+def scatter_with_an_index_column_not_expanded(packed, indices, B, T):
+    """I put the tokens back with grid.scatter(0, indices[:, None], packed), giving scatter an (N, 1) index column, without expanding it over the hidden axis, so for (N, H) tokens only the first feature of each is written.
+    Differs on: packed = [[1., 2.], [3., 4.]], indices [0, 3], B = 2, T = 2: returns [[[1, 0], [0, 0]], [[0, 0], [3, 0]]] instead of [[[1, 2], [0, 0]], [[0, 0], [3, 4]]]."""
+    rest = packed.shape[1:]
+    grid = torch.zeros(B * T, *rest, dtype=packed.dtype, device=packed.device)
+    index = indices.view(-1, *([1] * len(rest)))
+    return grid.scatter(0, index, packed).view(B, T, *rest)
+
+
+@EX10_2.correct(checker="pad_input")
+def index_add_onto_a_zero_grid(packed, indices, B, T):
+    """torch.zeros of (B·T, ...) in packed's dtype, index_add_ of the tokens along the flat axis (each position once), then reshape to (B, T, ...)."""
+    grid = torch.zeros((B * T,) + tuple(packed.shape[1:]), dtype=packed.dtype, device=packed.device)
+    grid.index_add_(0, indices, packed)
+    return grid.reshape((B, T) + tuple(packed.shape[1:]))
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX.batch = 9
+
+
+@EX.bug
+def budget_pooled_over_the_processes(batch_size, seq_len, processes, micro_batch_tokens):
+    """I counted the sequences a pass may hold from the budget of all the processes together, micro_batch_tokens · processes // seq_len, while each process only runs its own share.
+    Differs on: batch_size 256, seq_len 512, 2 processes, micro_batch_tokens 32768: returns 1 instead of 2 (each process's 128 sequences need two passes of 64)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens * processes // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.bug
+def passes_counted_with_numpy_ceil(batch_size, seq_len, processes, micro_batch_tokens):
+    """I started from np.ceil(share / fits), the fewest passes, and moved up to a divisor of the share; np.ceil returns a float, so the answer comes back as a numpy float, not a whole number of passes.
+    Differs on: batch_size 256, seq_len 512, 1 process, micro_batch_tokens 32768: returns np.float64(4.0) instead of the int 4 (256 // g is then 64.0, not a batch size)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = np.ceil(share / fits)
+    while share % g:
+        g += 1
+    return g
+
+
+@EX.bug
+def budget_divided_by_a_bit_shift(batch_size, seq_len, processes, micro_batch_tokens):
+    """BERT's lengths are powers of two, so I turned the token budget into sequences with a shift, micro_batch_tokens >> int(log2(seq_len)), which divides by the power of two below seq_len when it is not one.
+    Differs on: batch_size 48, seq_len 384 (SQuAD's length), 1 process, micro_batch_tokens 12288: returns 1 (48 sequences fit, it thinks) instead of 2 (32 fit, so passes of 24)."""
+    share = batch_size // processes
+    fits = micro_batch_tokens >> int(math.log2(seq_len))
+    for g in range(1, share + 1):
+        if share % g == 0 and share // g <= fits:
+            return g
+
+
+@EX.bug
+def budget_required_to_be_whole_sequences(batch_size, seq_len, processes, micro_batch_tokens):
+    """I validated the inputs first and required the token budget to be a whole number of sequences (micro_batch_tokens % seq_len == 0), which the statement does not ask: a budget may leave a few tokens over.
+    Differs on: batch_size 256, seq_len 128, 1 process, micro_batch_tokens 13000: raises a ValueError instead of returning 4 (101 sequences fit, passes of 64)."""
+    if batch_size % processes or micro_batch_tokens % seq_len:
+        raise ValueError("the batch must split over the processes and the budget into whole sequences")
+    share = batch_size // processes
+    fits = micro_batch_tokens // seq_len
+    g = 1
+    while share % g or share // g > fits:
+        g += 1
+    return g
+
+
+@EX.correct
+def min_over_a_generator_in_tokens(batch_size, seq_len, processes, micro_batch_tokens):
+    """One min() over a generator of the share's divisors, the budget compared in tokens (sequences per pass × seq_len)."""
+    share = batch_size // processes
+    return min(g for g in range(1, share + 1) if share % g == 0 and (share // g) * seq_len <= micro_batch_tokens)

@@ -12,6 +12,7 @@ from torch import nn
 import itertools
 import random
 import functools
+import string
 
 
 # --- batch 6: written without reading any checker ------------------------------------------
@@ -1176,3 +1177,344 @@ def linear_and_var_mean(hidden, weights):
     x = torch.addcmul(weights["cls.predictions.transform.LayerNorm.bias"], x,
                       weights["cls.predictions.transform.LayerNorm.weight"])
     return F.linear(x, weights["bert.embeddings.word_embeddings.weight"], weights["cls.predictions.bias"])
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX11_1.batch = 9
+
+
+def _s6_wordpiece(word, vocab):
+    """Greedy longest-first WordPiece of one word -> its ids, or [UNK] alone when stuck or over 100 characters."""
+    if len(word) > 100:
+        return [vocab["[UNK]"]]
+    ids, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = ("##" if start else "") + word[start:end]
+            if piece in vocab:
+                ids.append(vocab[piece])
+                start = end
+                break
+        else:
+            return [vocab["[UNK]"]]
+    return ids
+
+
+def _s6_is_punctuation(ch):
+    return unicodedata.category(ch).startswith("P") or (ch.isascii() and not ch.isalnum())
+
+
+def _s6_split_punctuation(chunk):
+    words, word = [], ""
+    for ch in chunk:
+        if _s6_is_punctuation(ch):
+            if word:
+                words.append(word)
+            words.append(ch)
+            word = ""
+        else:
+            word += ch
+    if word:
+        words.append(word)
+    return words
+
+
+@EX11_1.bug
+def only_control_characters_dropped(text, vocab):
+    """I dropped the characters of category Cc (keeping tab, newline and return) and forgot the format characters, Cf, so a soft hyphen or a zero-width space stays inside its word.
+    Differs on: "co\\u00adoperate" (with a soft hyphen): returns [UNK] instead of the single piece "cooperate" (MiniLM's vocabulary)."""
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cc" or ch in "\t\n\r")
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    ids = []
+    for chunk in text.split():
+        for word in _s6_split_punctuation(chunk):
+            ids += _s6_wordpiece(word, vocab)
+    return ids
+
+
+@EX11_1.bug
+def accents_found_with_unicodedata_combining(text, vocab):
+    """I stripped the accents the way I had seen it done, dropping every character with unicodedata.combining(ch) != 0; some Mn marks have combining class 0 (the Devanagari anusvara, Thai vowel marks), so they stay.
+    Differs on: "हिंदी" (Hindi, with an anusvara U+0902): keeps the anusvara, so the word cannot be cut and becomes [UNK], instead of ह ##ि ##द ##ी (MiniLM's vocabulary)."""
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n\r")
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    ids = []
+    for chunk in text.split():
+        for word in _s6_split_punctuation(chunk):
+            ids += _s6_wordpiece(word, vocab)
+    return ids
+
+
+@EX11_1.bug
+def punctuation_from_string_punctuation(text, vocab):
+    """I split off the characters in string.punctuation, Python's list of punctuation, which holds only the 32 ASCII marks, so Unicode punctuation (dashes, curly quotes, «», ¿, …) stays inside the words.
+    Differs on: "well—maybe" (an em dash): returns well, ##—, ##may, ##be instead of well, —, maybe (MiniLM's vocabulary)."""
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n\r")
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    for mark in string.punctuation:
+        text = text.replace(mark, f" {mark} ")
+    ids = []
+    for word in text.split():
+        ids += _s6_wordpiece(word, vocab)
+    return ids
+
+
+@EX11_1.bug
+def punctuation_peeled_only_off_the_edges(text, vocab):
+    """I peeled the punctuation off the start and the end of each whitespace chunk (as for "hello!" or "(yes)"), leaving the marks inside a word where they are, so "don't" or "e-mail" stay one word.
+    Differs on: "don't": returns the pieces of the word "don't" (don, ##', ##t) instead of don, ', t (MiniLM's vocabulary)."""
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n\r")
+    text = unicodedata.normalize("NFD", text.lower())
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+    ids = []
+    for chunk in text.split():
+        lead, trail = [], []
+        while chunk and _s6_is_punctuation(chunk[0]):
+            lead.append(chunk[0])
+            chunk = chunk[1:]
+        while chunk and _s6_is_punctuation(chunk[-1]):
+            trail.insert(0, chunk[-1])
+            chunk = chunk[:-1]
+        for word in lead + ([chunk] if chunk else []) + trail:
+            ids += _s6_wordpiece(word, vocab)
+    return ids
+
+
+@EX11_1.correct
+def spaces_around_marks_and_for_else_wordpiece(text, vocab):
+    """Every character mapped in one comprehension (dropped, a mark padded with spaces, or itself), one str.split, WordPiece with a for-else per piece."""
+    kept = [ch for ch in text if ch in "\t\n\r" or unicodedata.category(ch) not in ("Cc", "Cf")]
+    decomposed = unicodedata.normalize("NFD", "".join(kept).lower())
+    spaced = "".join(f" {ch} " if _s6_is_punctuation(ch) else ch
+                     for ch in decomposed if unicodedata.category(ch) != "Mn")
+    ids = []
+    for word in spaced.split():
+        ids.extend(_s6_wordpiece(word, vocab))
+    return ids
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX11_4.batch = 9
+
+
+def _s6_bert_optimizer(model, lr):
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                             lr=lr, eps=1e-6)
+
+
+def _s6_accuracy(model, dev_batches):
+    model.eval()
+    right = total = 0
+    with torch.no_grad():
+        for batch in dev_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            right += int((logits.argmax(-1) == batch["labels"]).sum())
+            total += len(batch["labels"])
+    model.train()
+    return right / total
+
+
+@EX11_4.bug
+def gradients_clipped_after_the_step(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I clipped the gradients' norm after optimizer.step(), just before zeroing them, so the step has already used the unclipped gradients and the clipping changes nothing.
+    Differs on: a 1-layer H=32 MyBert, 4 training batches of 4 rows, 3 epochs, lr 1e-3: the weights it leaves differ from the right loop's by up to about 1e-3 and the first dev accuracy is 0.5 instead of 0.67 (the steps run unclipped)."""
+    optimizer = _s6_bert_optimizer(model, lr)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    for epoch in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            optimizer.step()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scheduler.step()
+            optimizer.zero_grad()
+        accuracies.append(_s6_accuracy(model, dev_batches))
+    return accuracies
+
+
+@EX11_4.bug
+def decay_written_with_floor_division(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I wrote the decay as 1 - step // total, with //, as the steps are whole numbers; step // total is 0 until the last step, so after the warm-up the rate stays at lr instead of falling to 0.
+    Differs on: a 1-layer H=32 MyBert, 4 training batches of 4 rows, 3 epochs, lr 1e-3: the rate after the warm-up is 1e-3 at every step (instead of falling from 0.92e-3 to 0.08e-3), and the weights differ."""
+    optimizer = _s6_bert_optimizer(model, lr)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step // total))
+    accuracies = []
+    for epoch in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        accuracies.append(_s6_accuracy(model, dev_batches))
+    return accuracies
+
+
+@EX11_4.bug
+def dev_scored_without_switching_dropout_off(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I scored the dev batches under torch.no_grad() and took that to be evaluation mode, never calling model.eval(), so dropout still acts while the dev accuracy is measured.
+    Differs on: a 1-layer H=32 MyBert, 4 training batches of 4 rows, 2 dev batches (6 rows), 3 epochs, lr 1e-3, dropout 0.1: the accuracies (and, as dropout draws random numbers, the weights) differ from the right loop's."""
+    optimizer = _s6_bert_optimizer(model, lr)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    model.train()
+    for epoch in range(epochs):
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        right = total_rows = 0
+        with torch.no_grad():
+            for batch in dev_batches:
+                logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+                right += int((logits.argmax(-1) == batch["labels"]).sum())
+                total_rows += len(batch["labels"])
+        accuracies.append(right / total_rows)
+    return accuracies
+
+
+@EX11_4.bug
+def right_answers_counted_across_the_epochs(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """I set right = 0 once, before the epochs, and divided by the dev size after each epoch, so from the second epoch on the count still holds the earlier epochs' right answers.
+    Differs on: a 1-layer H=32 MyBert, 4 training batches of 4 rows, 2 dev batches (6 rows), 3 epochs, lr 1e-3: returns [0.67, 1.33, 2.17], running sums, instead of each epoch's own [0.67, 0.67, 0.83]."""
+    optimizer = _s6_bert_optimizer(model, lr)
+    total = epochs * len(train_batches)
+    warmup = int(warmup_proportion * total)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: step / warmup if step < warmup else max(0.0, 1 - step / total))
+    accuracies = []
+    right = 0
+    size = sum(len(batch["labels"]) for batch in dev_batches)
+    for epoch in range(epochs):
+        model.train()
+        for batch in train_batches:
+            logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+            F.cross_entropy(logits, batch["labels"]).backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        model.eval()
+        with torch.no_grad():
+            for batch in dev_batches:
+                logits = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
+                right += int((logits.argmax(-1) == batch["labels"]).sum())
+        accuracies.append(right / size)
+    model.train()
+    return accuracies
+
+
+@EX11_4.correct
+def multipliers_precomputed_in_a_list(model, train_batches, dev_batches, epochs, lr, warmup_proportion=0.1):
+    """The schedule's multipliers precomputed in a list and read by LambdaLR through list.__getitem__; the groups split in one loop over the parameters; evaluation in a nested helper under torch.inference_mode."""
+    groups = {True: [], False: []}
+    for p in model.parameters():
+        groups[p.ndim >= 2].append(p)
+    optimizer = torch.optim.AdamW([dict(params=groups[True], weight_decay=0.01), dict(params=groups[False], weight_decay=0.0)],
+                                  lr=lr, eps=1e-6)
+    steps = epochs * len(train_batches)
+    warm = int(warmup_proportion * steps)
+    multipliers = [s / warm if s < warm else max(0.0, 1.0 - s / steps) for s in range(steps + 1)]
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, multipliers.__getitem__)
+
+    def dev_accuracy():
+        model.eval()
+        with torch.inference_mode():
+            hits = [(model(b["input_ids"], b["token_type_ids"], b["attention_mask"]).argmax(dim=1) == b["labels"]).sum().item()
+                    for b in dev_batches]
+        model.train()
+        return sum(hits) / sum(b["labels"].numel() for b in dev_batches)
+
+    history = []
+    for _ in range(epochs):
+        model.train()
+        for b in train_batches:
+            loss = torch.nn.functional.cross_entropy(model(b["input_ids"], b["token_type_ids"], b["attention_mask"]), b["labels"])
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+        history.append(dev_accuracy())
+    return history
+
+
+# --- batch 9: written without reading any checker ------------------------------------------
+EX11_5.batch = 9
+
+
+@EX11_5.bug
+def embeddings_layer_norm_taken_for_the_transform(hidden, weights):
+    """I looked for "LayerNorm" among the checkpoint's names and took the first one that came, bert.embeddings.LayerNorm, for the transform's LayerNorm instead of cls.predictions.transform.LayerNorm.
+    Differs on: the course model's weights with hidden = torch.randn(2, 5, 128): the logits differ from the right ones everywhere (the two LayerNorms hold different gains and shifts)."""
+    x = F.gelu(F.linear(hidden, weights["cls.predictions.transform.dense.weight"],
+                        weights["cls.predictions.transform.dense.bias"]))
+    x = F.layer_norm(x, (x.shape[-1],), weights["bert.embeddings.LayerNorm.weight"],
+                     weights["bert.embeddings.LayerNorm.bias"], eps=1e-12)
+    return F.linear(x, weights["bert.embeddings.word_embeddings.weight"], weights["cls.predictions.bias"])
+
+
+@EX11_5.bug
+def gelu_with_erf_of_x_over_two(hidden, weights):
+    """I wrote GELU from memory as 0.5·x·(1 + erf(x / 2)), forgetting that the erf's argument is x / √2.
+    Differs on: the course model's weights with hidden = torch.randn(2, 5, 128): every logit moves (GELU(1) comes out 0.760 instead of 0.841)."""
+    x = hidden @ weights["cls.predictions.transform.dense.weight"].T + weights["cls.predictions.transform.dense.bias"]
+    x = 0.5 * x * (1 + torch.erf(x / 2))
+    x = F.layer_norm(x, x.shape[-1:], weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    return x @ weights["bert.embeddings.word_embeddings.weight"].T + weights["cls.predictions.bias"]
+
+
+@EX11_5.bug
+def residual_added_around_the_transform(hidden, weights):
+    """Every block of the encoder adds its input back before the LayerNorm, so I did the same in the transform, LayerNorm(hidden + GELU(dense(hidden))), which the MLM head does not do.
+    Differs on: the course model's weights with hidden = torch.randn(2, 5, 128): the logits differ everywhere."""
+    x = F.gelu(hidden @ weights["cls.predictions.transform.dense.weight"].T + weights["cls.predictions.transform.dense.bias"])
+    x = F.layer_norm(hidden + x, x.shape[-1:], weights["cls.predictions.transform.LayerNorm.weight"],
+                     weights["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    return x @ weights["bert.embeddings.word_embeddings.weight"].T + weights["cls.predictions.bias"]
+
+
+@EX11_5.bug
+def computed_in_float64_for_precision(hidden, weights):
+    """With a vocabulary of logits to rank, I did the whole head in float64 for precision (hidden.double() and every weight .double()) and returned that, so float32 states give float64 logits.
+    Differs on: the course model's weights with a float32 hidden = torch.randn(2, 5, 128): returns float64 logits instead of float32 (the values agree to about 1e-5)."""
+    W = {name: w.double() for name, w in weights.items() if name.startswith(("cls.predictions", "bert.embeddings.word"))}
+    x = F.gelu(hidden.double() @ W["cls.predictions.transform.dense.weight"].T + W["cls.predictions.transform.dense.bias"])
+    x = F.layer_norm(x, x.shape[-1:], W["cls.predictions.transform.LayerNorm.weight"],
+                     W["cls.predictions.transform.LayerNorm.bias"], eps=1e-12)
+    return x @ W["bert.embeddings.word_embeddings.weight"].T + W["cls.predictions.bias"]
+
+
+@EX11_5.correct
+def tensordot_products_and_a_gelu_module(hidden, weights):
+    """torch.tensordot for both products (contracting H), an nn.GELU module, LayerNorm from torch.std_mean (unbiased=False) by hand with eps 1e-12 inside the root."""
+    dense_w = weights["cls.predictions.transform.dense.weight"]  # (out, in)
+    x = torch.tensordot(hidden, dense_w, dims=([hidden.dim() - 1], [1])) + weights["cls.predictions.transform.dense.bias"]
+    x = torch.nn.GELU()(x)
+    std, mean = torch.std_mean(x, dim=-1, keepdim=True, unbiased=False)
+    x = (x - mean) / torch.sqrt(std * std + 1e-12)
+    x = x * weights["cls.predictions.transform.LayerNorm.weight"] + weights["cls.predictions.transform.LayerNorm.bias"]
+    decoder = weights["bert.embeddings.word_embeddings.weight"]  # (V, H), tied
+    return torch.tensordot(x, decoder, dims=([x.dim() - 1], [1])) + weights["cls.predictions.bias"]

@@ -73,9 +73,30 @@ def _hidden() -> torch.Tensor:
         return model(**rows).last_hidden_state  # (B, T, H)
 
 
+HEAD_KEYS = ("cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias",
+             "cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.bias",
+             "bert.embeddings.word_embeddings.weight", "cls.predictions.bias")
+
+
+def _unchanged(W: dict, given: dict, read: dict) -> None:
+    """The weights dict as the function found it: the checkpoint is the caller's, and a fill-mask run calls the
+    head again with the same dict (a key popped or replaced there is gone, or converted, for the next call)."""
+    changed = sorted(k for k in W if k not in given or given[k] is not W[k]) + sorted(set(given) - set(W))
+    if changed:
+        raise ExerciseError(f"your function changed the weights dict it was given (keys removed, added or replaced: "
+                            f"{changed[:3]}{' ...' if len(changed) > 3 else ''}); read the tensors without "
+                            "writing into the dict (weights[name], not weights.pop(name))")
+    written = [k for k in HEAD_KEYS if not torch.equal(W[k], read[k])]
+    if written:
+        W.update(read)  # the cached checkpoint restored for the next check
+        raise ExerciseError(f"your function wrote into the weights it was given ({written[0]}, in place); "
+                            "compute new tensors (W.T, not W.t_())")
+
+
 def _case(fn, name: str, W: dict, hidden: torch.Tensor) -> torch.Tensor:
     """fn on one (B, T, H) batch of hidden states, compared with transformers' head; returns its expected logits."""
     kept, given = hidden.clone(), dict(W)
+    read = {k: W[k].clone() for k in HEAD_KEYS}  # the tensors the head reads, to see them written in place
     try:
         got = fn(hidden, given)
     except NotImplementedError:
@@ -88,6 +109,7 @@ def _case(fn, name: str, W: dict, hidden: torch.Tensor) -> torch.Tensor:
         raise ExerciseError(f"on {name} {tuple(hidden.shape)}, your function raised {type(e).__name__}: {e}") from e
     if not torch.equal(hidden, kept):
         raise ExerciseError("your function changed the hidden states it was given; compute new tensors")
+    _unchanged(W, given, read)
     expected = _expected(hidden)
     if isinstance(got, torch.Tensor) and got.shape == expected.shape and not torch.allclose(got, expected, atol=1e-4):
         for hint, switches in MISTAKES:

@@ -41,13 +41,17 @@ class Recorder(torch.nn.Module):
 def batches(n: int, seed: int, last: int = 8) -> list[dict]:
     """n batches of 8 rows, the last of `last` rows (a dev set rarely divides into equal batches)."""
     g = torch.Generator().manual_seed(seed)
+    pairs = torch.Generator().manual_seed(seed + 7)  # apart from g, so the ids and labels stay what they were
     out = []
     for k in range(n):
         rows = last if k == n - 1 else 8
         lengths = torch.randint(4, 11, (rows,), generator=g)
         attention_mask = (torch.arange(10)[None] < lengths[:, None]).long()
         input_ids = torch.randint(1, 50, (rows, 10), generator=g) * attention_mask
-        out.append(dict(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids),
+        # Sentence pairs: segment B from a random split on, so a loop that drops token_type_ids trains otherwise
+        split = torch.randint(2, 4, (rows, 1), generator=pairs)
+        token_type_ids = ((torch.arange(10)[None] >= split) & attention_mask.bool()).long()
+        out.append(dict(input_ids=input_ids, token_type_ids=token_type_ids,
                         attention_mask=attention_mask, labels=torch.randint(0, 3, (rows,), generator=g)))
     return out
 

@@ -107,10 +107,32 @@ CASES = [  # (name, the gradients: [3, 4] (None), a vector written out, or (shap
     # float16 holds numbers up to 65504: every element fits, the norm 1000·√5000 = 70711 does not.
     ("a float16 gradient of 5,000 elements, all 1000 (norm 70,711), max_norm 1",
      torch.full((5000,), 1000.0, dtype=torch.float16), 1.0),
+    # Frozen after its backward (requires_grad off, .grad kept): it has a gradient, so torch counts and scales it.
+    ("one parameter frozen after its backward (requires_grad=False, .grad kept): still clipped",
+     lambda: _frozen_after_backward(), 1.0),
+    # A weight kept transposed (tied to another's .T) has a gradient with its strides: .view(-1) refuses it.
+    ("a parameter stored transposed, its gradient non-contiguous", lambda: _transposed(), 1.0),
 ]
 
 
+def _frozen_after_backward() -> list[torch.nn.Parameter]:
+    params = _params([(4, 3), (3,)], 2.0, 7)
+    params[0].requires_grad_(False)
+    return params
+
+
+def _transposed() -> list[torch.nn.Parameter]:
+    g = torch.Generator().manual_seed(8)
+    weight = torch.nn.Parameter(torch.randn(5, 3, generator=g).T)  # (3, 5), strides (1, 3)
+    weight.grad = 4.0 * torch.randn(5, 3, generator=g).T
+    bias = torch.nn.Parameter(torch.randn(3, generator=g))
+    bias.grad = torch.randn(3, generator=g)
+    return [weight, bias]
+
+
 def _case_params(spec) -> list[torch.nn.Parameter]:
+    if callable(spec):  # a case built by its own function
+        return spec()
     if spec is None or isinstance(spec, torch.Tensor) or isinstance(spec[0], float):  # one vector written out
         grad = spec.clone() if isinstance(spec, torch.Tensor) else torch.tensor(spec or [3.0, 4.0])
         params = [torch.nn.Parameter(torch.linspace(1.0, -2.0, len(grad)).to(grad.dtype))]

@@ -9,6 +9,7 @@ import torch
 from ...model import pad_input as pad_reference
 from ...model import unpad_input as unpad_reference
 from ..common import ExerciseError, short, call, minilm_tokenizer, passed, valid_lines
+from .unpadding_grads import pad_gradient, unpad_gradient
 
 
 def _grid(B: int, T: int, *trailing: int, dtype=torch.long) -> torch.Tensor:
@@ -175,6 +176,7 @@ def unpad_input(fn) -> None:
     cases = _random_cases(102)
     for name, x, mask in cases + _four_axes():
         _unpad_case(fn, name, x, mask)
+    unpad_gradient(fn)  # after the values: a cut graph leaves them right
     passed("unpad_input", f"{len(HAND) + len(_four_axes())} hand-computed batches (one with two trailing axes) and "
                           f"{len(cases)} random and real ones equal minibert.model.unpad_input, and pad_input puts "
                           "them back")
@@ -187,6 +189,7 @@ def pad_input(fn) -> None:
     cases = _random_cases(103)
     for name, x, mask in cases + _four_axes():
         _pad_case(fn, name, x, mask)
+    pad_gradient(fn)  # after the values: a cut graph leaves them right
     passed("pad_input", f"{len(HAND) + len(_four_axes())} hand-computed batches (one with two trailing axes) and "
                         f"{len(cases)} random and real ones equal minibert.model.pad_input: every token back at "
                         "b·T + t, zeros at [PAD]")

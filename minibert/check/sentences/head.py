@@ -16,6 +16,7 @@ from ...heads import BertForSequenceClassification
 from ...heads.classification import classification_loss, problem_type
 from ...checkpoint import with_overrides
 from ..common import ExerciseError, expect_close, minilm_model, minilm_tokenizer, passed, valid_lines
+from .head_grads import gradients
 
 
 def _head_ref(h, Wp, bp, W, b, *, pool="cls", act=torch.tanh, pooler=True, Wp_t=False, W_t=False, out="logits",
@@ -258,6 +259,7 @@ def sequence_loss(fn) -> None:
                     hidden, *[w.detach() for w in _weights(model)], labels, out.logits, out.loss)
         cases += 1
     large = _large_logits(fn)
+    cases += gradients(fn)  # after the values: a cut gradient leaves them right
     h, weights, logits = _minilm_case()
     labels = torch.tensor([1, 0, 1])
     _check_loss("all-MiniLM-L6-v2 with a fresh 2-label head, three padded sentences", fn, h, *weights, labels,

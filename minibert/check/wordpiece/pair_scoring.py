@@ -20,6 +20,8 @@ _REPEAT_SPLITS = {"aaaa": ["a", "##a", "##a", "##a"], "ab": ["a", "##b"], "a": [
 # ('ab', '##c') and ('a', '##bc') both merge into 'abc': freq(ab) counts the pair, not the merged string.
 _SAME_MERGE_COUNTS = {"abc": 2, "abcx": 3}
 _SAME_MERGE_SPLITS = {"abc": ["ab", "##c"], "abcx": ["a", "##bc", "##x"]}
+_MERGED_STRING = ("count the pair (a, b) itself, not the string it merges into: ('ab', '##c') and ('a', '##bc') "
+                  "both make 'abc', yet each is a pair of its own")
 _MERGED_COUNTS = {"hug": 10, "hugs": 5, "bug": 2}
 _MERGED_SPLITS = {"hug": ["hug"], "hugs": ["hug", "##s"], "bug": ["b", "##ug"]}
 # Two dicts need not list their words in the same order (splits rebuilt by a merge, read from a file...).
@@ -52,10 +54,8 @@ PAIR_CASES = [
     ("two pairs that merge into the same string", _SAME_MERGE_COUNTS, _SAME_MERGE_SPLITS,
      # freq(ab) = 2, freq(##c) = 2, freq(a) = 3, freq(##bc) = 3, freq(##x) = 3
      {("ab", "##c"): 2 / (2 * 2), ("a", "##bc"): 3 / (3 * 3), ("##bc", "##x"): 3 / (3 * 3)},
-     {(("ab", "##c"), 5 / 4): "count the pair (a, b) itself, not the string it merges into: ('ab', '##c') and "
-                              "('a', '##bc') both make 'abc', yet each is a pair of its own",
-      (("a", "##bc"), 5 / 9): "count the pair (a, b) itself, not the string it merges into: ('ab', '##c') and "
-                              "('a', '##bc') both make 'abc', yet each is a pair of its own"}),
+     {(("ab", "##c"), 5 / 4): _MERGED_STRING,
+      (("a", "##bc"), 5 / 9): _MERGED_STRING}),
     ("pieces after some merges", _MERGED_COUNTS, _MERGED_SPLITS,
      # freq(hug) = 15, freq(##s) = 5, freq(b) = 2, freq(##ug) = 2
      {("hug", "##s"): 5 / (15 * 5), ("b", "##ug"): 2 / (2 * 2)}, {}),
