@@ -77,7 +77,15 @@ def ltr_by_pad_id(input_ids, attention_mask):  # padding told by its id, 0, inst
     return labels
 
 
-def ltr_lengths(input_ids, attention_mask):  # each row's length, and slices: correct
+def ltr_lengths(input_ids, attention_mask):  # each row's length, and slices (an empty row skipped): correct
+    labels = torch.full_like(input_ids, -100)
+    for b, n in enumerate(attention_mask.sum(1).tolist()):
+        if n > 0:
+            labels[b, :n - 1] = input_ids[b, 1:n]
+    return labels
+
+
+def ltr_lengths_empty_row(input_ids, attention_mask):  # n = 0: labels[b, :-1] is T - 1 wide, input_ids[b, 1:0] empty
     labels = torch.full_like(input_ids, -100)
     for b, n in enumerate(attention_mask.sum(1).tolist()):
         labels[b, :n - 1] = input_ids[b, 1:n]
@@ -110,6 +118,7 @@ def test_ltr_labels_accepts(style, capsys):
     (ltr_zero_ignored, r"hold 0; cross_entropy ignores -100"),
     (ltr_float, r"torch.long"),
     (ltr_by_pad_id, r"(?s)RoBERTa's numbering.*padding was found by its id, 0"),
+    (ltr_lengths_empty_row, r"(?s)a row of padding only.*raised RuntimeError"),
 ])
 def test_ltr_labels_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -387,6 +396,11 @@ def weighted_shifted_by_min(hidden_states, mix, scale):  # exponents ≥ 0: over
     return scale * torch.einsum("n,nbth->bth", e / e.sum(), torch.stack(hidden_states[-len(mix):]))
 
 
+def weighted_centred_on_the_mean(hidden_states, mix, scale):  # a single 90 is safe, a wide spread of weights is not
+    e = torch.exp(mix - mix.mean())
+    return scale * torch.einsum("n,nbth->bth", e / e.sum(), torch.stack(hidden_states[-len(mix):]))
+
+
 def weighted_in_place(hidden_states, mix, scale):  # sums into the caller's lowest state
     weights, states = mix.softmax(0), hidden_states[-len(mix):]
     out = states[0]
@@ -424,7 +438,9 @@ def test_layer_features_accept(checker, style, capsys):
     ("concat_last_four", concat_into_zeros, r"L=4.*in float64.*your result is torch.float32.*keep their dtype"),
     ("concat_last_four", concat_through_numpy, r"L=4.*in bfloat16.*raised TypeError.*\n.*hint: numpy has no bfloat16"),
     ("weighted_sum_last_four", weighted_shifted_by_min,
-     r"mix=\[90.0, 88.0, 89.0, -10.0\].*NaN or inf\n.*the \*largest\*"),
+     r"mix=\[90.0, 88.0, 89.0, -300.0\].*NaN or inf\n.*the \*largest\*"),
+    ("weighted_sum_last_four", weighted_centred_on_the_mean,
+     r"mix=\[90.0, 88.0, 89.0, -300.0\].*NaN or inf\n.*the \*largest\*.*or the mean"),
 ])
 def test_layer_features_reject(checker, bug, message):
     with pytest.raises(ExerciseError, match=message):

@@ -343,6 +343,15 @@ def hook_detached_copy(head, head_size):  # the copy made off the graph: right f
     return hook
 
 
+def hook_zeros_under_no_grad(head, head_size):  # the right forward, the zeros unseen by autograd
+    def hook(module, args):
+        c = args[0].clone()
+        with torch.no_grad():
+            c[..., head * head_size:(head + 1) * head_size] = 0
+        return (c,)
+    return hook
+
+
 def hook_not_a_function(head, head_size):
     return head * head_size
 
@@ -367,6 +376,7 @@ def test_head_mask_hook_accepts(style, capsys):
     (hook_heads_from_one, r"zeroed the columns \(none\); head 0"),
     (hook_in_place, r"(?s)backpropagated.*the backward raised.*\n  hint: your hook changed args\[0\] in place"),
     (hook_detached_copy, r"(?s)backpropagated.*gets no gradient.*\n  hint: .*cut off from the graph"),
+    (hook_zeros_under_no_grad, r"(?s)backpropagated.*a gradient other than masked_heads.*\n  hint: .*torch.no_grad"),
 ])
 def test_head_mask_hook_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
@@ -465,6 +475,13 @@ def ones_standardised_too(train_x, train_y, test_x, test_y):  # the bias column 
     W = torch.linalg.solve(A.T @ A + torch.eye(A.shape[1], dtype=A.dtype), A.T @ F.one_hot(train_y).double())
     return ((B @ W).argmax(-1) == test_y).double().mean().item()
 
+def clipped_features(train_x, train_y, test_x, test_y):  # standardised features clipped to [-3, 3]: not linear
+    mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
+    A = torch.cat([((train_x - mean) / std).clamp(-3, 3), torch.ones(len(train_x), 1)], 1).double()
+    B = torch.cat([((test_x - mean) / std).clamp(-3, 3), torch.ones(len(test_x), 1)], 1).double()
+    W = torch.linalg.solve(A.T @ A + torch.eye(A.shape[1], dtype=A.dtype), A.T @ F.one_hot(train_y).double())
+    return ((B @ W).argmax(-1) == test_y).double().mean().item()
+
 def score_nearest_one(train_x, train_y, test_x, test_y):  # the tag whose score is nearest its one-hot 1
     mean, std = train_x.mean(0), train_x.std(0).clamp_min(1e-6)
     A = torch.cat([(train_x - mean) / std, torch.ones(len(train_x), 1)], 1).double()
@@ -550,6 +567,7 @@ def test_probe_accepts(style, capsys):
     (std_as_it_is, r"(?s)feature 4 equal to 0 on every word.*0 / 0 = nan.*clamp_min"),
     (ones_standardised_too, r"(?s)38 training words of tag 0 and 2 of tag 1.*expected 1.0.*standardised is"),
     (score_nearest_one, r"(?s)6 times as far from the middle.*expected 1.0.*the largest score, however far past 1"),
+    (clipped_features, r"(?s)slanted line.*accuracy 0.000, expected 1.0.*not linear \(clipping"),
     (standardised_with_all_words, r"(?s)100 times as far out.*expected 1.0.*statistics that take in the test words"),
     (hidden_layer, r"(?s)tag 1 at both ends.*no linear probe gets more than 2 of the 3.*\n.*hint: .*hidden layer"),
     (unseen_tags_left_out, r"(?s)a tag that no training word has.*accuracy 1.000, expected 0.8.*\n.*hint: "

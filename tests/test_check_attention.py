@@ -74,6 +74,11 @@ def embed_with(types_of):  # a learner's 2.1 whose token types come from `types_
     return fn
 
 
+def padding_taken_as_id_zero(ids, sep):  # type 1 after the first [SEP] unless the id is 0, taken for [PAD]
+    is_sep = (ids == sep).long()
+    return ((is_sep.cumsum(-1) - is_sep >= 1) & (ids != 0)).long()
+
+
 def sep_typed_with_b(ids, sep):  # the first [SEP] typed 1, and everything after it
     return ((ids == sep).long().cumsum(-1) >= 1).long()
 
@@ -354,6 +359,11 @@ def attention_loop_over_heads(q, k, v, key_mask=None):  # correct: one (T_q, T_k
 def attention_in_float64(q, k, v, key_mask=None):  # correct: computed in double, returned as such
     out, probs = _attention(q.double(), k.double(), v.double(), key_mask)
     return out, probs
+
+
+def attention_out_left_in_float64(q, k, v, key_mask=None):  # probs cast back to q's dtype, out forgotten
+    out, probs = _attention(q.double(), k.double(), v.double(), key_mask)
+    return out, probs.to(q.dtype)
 
 
 def attention_logsumexp_of_cleaned_scores(q, k, v, key_mask=None):  # correct: 0.3% off in float16 at scores -20
@@ -776,6 +786,18 @@ def mask_times_max(attention_mask, dtype=torch.float32):  # correct: (m - 1) · 
     return (attention_mask[:, None, None, :].to(dtype) - 1) * torch.finfo(dtype).max
 
 
+def mask_minus_one_before_the_dtype(attention_mask, dtype=torch.float32):  # m - 1 on a uint8 mask is 255
+    return ((attention_mask - 1).to(dtype) * torch.finfo(dtype).max)[:, None, None, :]
+
+
+_TRIANGLE_OF_512 = torch.ones(512, 512, dtype=torch.bool).tril()
+
+
+def causal_sliced_from_a_buffer(attention_mask):  # a triangle built once for 512 positions
+    T = attention_mask.shape[1]
+    return _TRIANGLE_OF_512[:T, :T] & attention_mask.bool()[:, None, None, :]
+
+
 def mha_in_float32(x, ids, w, nh):  # float64 x and weights cast down to float32
     return mha_loop_over_heads(x.float(), ids, {n: t.float() for n, t in w.items()}, nh)
 
@@ -828,6 +850,8 @@ BUGS = [
     ("embeddings", embed_with(lone_sep_padding_typed_with_b),
      r"(?s)\[CLS\] a \[SEP\] \[PAD\] \[PAD\].*a row with one \[SEP\] is one sentence.*needs a second \[SEP\]"),
     ("embeddings", embed_with(second_sep_typed_with_a), r"(?s)token ids \[\[1, 2, 1, 2\]\].*second \[SEP\] closes sentence B"),
+    ("embeddings", embed_with(padding_taken_as_id_zero),
+     r"random case 4.*padding id 1(?s:.*)padding was taken to be id 0; here it is id 1"),
     ("embeddings", embed_with(all_type_a), r"every token got segment row 0"),
     ("embeddings", embed_layer_norm_over_tokens, r"over the last axis \(the H features\)"),
     ("embeddings", embed_adds_into_the_table, r"changed its argument 3 in place"),
@@ -856,6 +880,8 @@ BUGS = [
     ("scaled_attention", attention_assumes_square_scores, r"T_q=1, T_k=3|T_q = 1.*raised"),
     ("scaled_attention", attention_ones_mask_of_query_length,
      r"T_q=4, T_k=6.*no key_mask.*raised(?s:.*)one column per key \(T_k = k.shape\[-2\]\)"),
+    ("scaled_attention", attention_out_left_in_float64,
+     r"out has dtype torch.float64 and probs torch.float32; they must share one dtype\n.*cast back for one of them"),
     ("padding_mask", mask_on_queries, r"received shape \(2, 1, 3, 1\)\n.*masks the queries"),
     ("padding_mask", mask_inverted, r"inverted"),
     ("padding_mask", mask_multiplicative, r"added to the scores, not multiplied"),
@@ -911,6 +937,8 @@ BUGS = [
     ("embeddings", embed_ids_flattened_with_view, r"random case 4.*non-contiguous.*raised RuntimeError"),
     ("scaled_attention", attention_softmax_in_float32, r"float64 q, k, v.*differ(?s:.*)pass through float32"),
     ("padding_mask", mask_half_or_float32_min, r"bfloat16.*raised(?s:.*)torch.finfo\(dtype\).min"),
+    ("padding_mask", mask_minus_one_before_the_dtype, r"torch.uint8.*holds \+inf at padding(?s:.*)0 - 1 is 255"),
+    ("causal_mask", causal_sliced_from_a_buffer, r"shape \(1, 600\).*raised(?s:.*)fixed size, 512"),
     ("packed_attention", mha_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),
     ("packed_attention", mha_tokens_flattened_with_view, r"float64: x.*non-contiguous.*raised RuntimeError"),
     ("one_head", head_in_float32, r"float64: x.*dtype torch.float32, expected torch.float64"),

@@ -319,6 +319,10 @@ def test_loop_accepts_a_hand_written_schedule_and_minibert_optimizer(capsys):
       "return (x @ weights[\"bert.embeddings.word_embeddings.weight\"].T\n"
       "            + weights[\"cls.predictions.bias\"]).softmax(-1)"),
      r"these are probabilities"),
+    (("return x @ weights[\"bert.embeddings.word_embeddings.weight\"].T + weights[\"cls.predictions.bias\"]",
+      "return (x @ weights[\"bert.embeddings.word_embeddings.weight\"].T\n"
+      "            + weights[\"cls.predictions.bias\"]).double()"),
+     r"(?s)two sentences.*values are right, but your logits are torch.float64.*keep their dtype"),
 ])
 def test_mlm_head_mistakes_are_named(edit, message):
     with pytest.raises(ExerciseError, match=message):

@@ -833,3 +833,64 @@ def test_forward_flops_agrees_with_the_flop_counter_on_a_real_model():
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(torch.randint(5, config.vocab_size, (1, 11)), output_attentions=True)
     assert counter.get_total_flops() == SOLUTIONS["my_forward_flops"](config, 11)
+
+
+# --- the layer and the session left as they were; errors of backward() named ---------------------------------
+
+def layer_norms_converted_to_float64(x, key_mask, layer):  # Module.double() converts the caller's LayerNorms
+    h = layer.attention_norm.double()((x + attn(layer, x, key_mask)).double()).to(x.dtype)
+    return layer.ffn_norm.double()((h + layer.ffn(h)).double()).to(x.dtype)
+
+
+def layer_ffn_residual_in_place(x, key_mask, layer):  # layer.ffn saved h for its backward pass
+    h = layer.attention_norm(x + attn(layer, x, key_mask))
+    h += layer.ffn(h)
+    return layer.ffn_norm(h)
+
+
+@pytest.mark.parametrize("bug, message", [
+    (layer_norms_converted_to_float64, r"hand case.*: after your function the layer's attention_norm.weight is "
+                                       r"torch.float64; it was torch.float32\n  hint: Module.double\(\)"),
+    (layer_ffn_residual_in_place, r"loss \(out \* w\).sum\(\): backward\(\) through your output raised RuntimeError: "
+                                  r"one of the variables(.|\n)*hint: a tensor autograd saved"),
+])
+def test_encoder_layer_rejects_a_converted_layer_and_a_failing_backward(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.encoder_layer(bug)
+
+
+def load_with_grad_switched_off(state_dict, i, layer):
+    torch.set_grad_enabled(False)
+    loader()(state_dict, i, layer)  # its no_grad block restores the state it found: off
+
+
+def load_through_float32(state_dict, i, layer):
+    loader()({k: v.float() for k, v in state_dict.items()}, i, layer)
+
+
+def load_by_renaming_into_the_checkpoint(state_dict, i, layer):
+    for ours, theirs in TABLE.items():
+        for kind in ("weight", "bias"):
+            state_dict[f"{ours}.{kind}"] = state_dict[f"encoder.layer.{i}.{theirs}.{kind}"]
+    layer.load_state_dict({name: state_dict[name] for name in layer.state_dict()})
+
+
+def load_through_numpy(state_dict, i, layer):
+    loader()({k: torch.from_numpy(v.numpy().copy()) for k, v in state_dict.items()}, i, layer)
+
+
+@pytest.mark.parametrize("bug, message", [
+    (load_with_grad_switched_off, r"state_dict, 0, layer\).*: after your function autograd is off for the whole "
+                                  r"session.*\n  hint: .*`with torch.no_grad\(\):`"),
+    (load_through_float32, r"in float64 .*layer a float64 EncoderLayer:\n.*its values are that tensor's rounded to "
+                           r"float32.*\n  hint: copy the tensor as it is stored"),
+    (load_by_renaming_into_the_checkpoint, r"state_dict, 0, layer\).*: your function wrote 16 new key\(s\) into "
+                                           r"the caller's checkpoint"),
+    (load_through_numpy, r"checkpoint in bfloat16 .*: your function raised TypeError"),
+])
+def test_load_layer_rejects_session_checkpoint_and_dtype_mistakes(bug, message):
+    try:
+        with pytest.raises(ExerciseError, match=message):
+            check.load_layer(bug)
+    finally:
+        torch.set_grad_enabled(True)  # the checker restores it; a failing test must not leave it off either

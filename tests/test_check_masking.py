@@ -4,6 +4,7 @@ styles (numpy, plain lists, torch.multinomial, minibert's own functions) is acce
 
 import functools
 import random
+import re
 
 import numpy as np
 import pytest
@@ -856,3 +857,79 @@ def test_masked_lm_metrics_accepts_other_styles(style, capsys):
 def test_masked_lm_metrics_rejects(bug, message):
     with pytest.raises(ExerciseError, match=message):
         check.masked_lm_metrics(bug)
+
+
+# ---- batch 9: a draw that skips the original (4.1), "##°" and left padding (4.2), a rotation (4.4) --------------
+
+def random_id_skips_the_original(ids, special, mask_id, vocab_size, special_ids, cap, g):
+    """Right count and fates, but a random replacement is drawn among the allowed ids other than the original."""
+    n = (~special).sum(1)
+    k = torch.tensor([min(max(1, round(0.15 * int(c))), cap if cap is not None else int(c)) if c else 0 for c in n])
+    rank = torch.rand(ids.shape, generator=g).masked_fill(special, 2.0).argsort(1).argsort(1)
+    selected = rank < k[:, None]
+    fate = torch.rand(ids.shape, generator=g)
+    pool = torch.tensor([i for i in range(vocab_size) if i not in special_ids])
+    where = torch.searchsorted(pool, ids).clamp(max=len(pool) - 1)
+    in_pool = pool[where] == ids
+    r = (torch.rand(ids.shape, generator=g) * (len(pool) - in_pool.long())).long()
+    random_ids = pool[r + (in_pool & (r >= where)).long()]  # step over the original
+    masked = torch.where(selected & (fate < 0.8), mask_id, ids)
+    masked = torch.where(selected & (fate >= 0.8) & (fate < 0.9), random_ids, masked)
+    return masked, torch.where(selected, ids, torch.full_like(ids, -100))
+
+
+def test_mask_tokens_rejects_a_draw_that_skips_the_original():
+    with pytest.raises(ExerciseError, match=r"special_token_ids=\[0, 1, 2, 3\] \(3 ids a replacement may take\).*: "
+                                            r"kept \(unchanged\) among the selected positions.*\n  hint: .*the "
+                                            r"original one included"):
+        check.mask_tokens(random_id_skips_the_original)
+
+
+def pieces_by_word_regex(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token in SPECIAL:
+            continue
+        if re.match(r"##\w", token) and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+def stops_at_the_first_pad(tokens):
+    groups = []
+    for t, token in enumerate(tokens):
+        if token == "[PAD]":
+            break
+        if token in SPECIAL:
+            continue
+        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    return groups
+
+
+@pytest.mark.parametrize("bug, message", [
+    (pieces_by_word_regex, r"'##°'.*\n.*\n  received \[\[1\], \[2\], \[3\], \[4\], \[5\]\]\n.*whatever follows"),
+    (stops_at_the_first_pad, r"\['\[PAD\]', '\[PAD\]', '\[CLS\]'.*\n.*\n  received \[\]\n.*padding may come first"),
+], ids=lambda x: getattr(x, "__name__", ""))
+def test_word_groups_rejects_odd_pieces_and_left_padding(bug, message):
+    with pytest.raises(ExerciseError, match=message):
+        check.word_groups(bug)
+
+
+def rotation_not_shuffle(groups, k, rng):
+    first = rng.randrange(len(groups)) if groups else 0
+    chosen = []
+    for word in groups[first:] + groups[:first]:
+        if len(chosen) + len(word) <= k:
+            chosen += word
+    return chosen
+
+
+def test_whole_word_selection_rejects_a_rotation():
+    with pytest.raises(ExerciseError, match=r"\[\[1\], \[2\], \[3\], \[4\]\], num_to_predict = 2, seeds 0..1199: "
+                                            r"\[1, 3\] or \[2, 4\] selected: 0 of 1200.*\n  hint: .*rotation"):
+        check.whole_word_selection(rotation_not_shuffle)

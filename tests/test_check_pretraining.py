@@ -447,7 +447,23 @@ def acc_one_backward(model, batch, k):  # exact weights, one backward() on the s
     return total.item()
 
 
+def acc_zeroed_by_multiplying(model, batch, k):  # p.grad.mul_(0): 0 × a stale inf is NaN
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad.mul_(0)
+    n_all, rows = (batch["labels"] != -100).sum(), batch["input_ids"].shape[0]
+    total = 0.0
+    for piece in pieces(batch, k):
+        out = model(**piece)
+        share = piece["input_ids"].shape[0] / rows
+        loss = out.mlm_loss * (piece["labels"] != -100).sum() / n_all + out.nsp_loss * share
+        loss.backward()
+        total += loss.item()
+    return total
+
+
 @pytest.mark.parametrize("fn, message", [
+    (acc_zeroed_by_multiplying, r"stale .grad holding an inf.*hold NaN after the call.*\n.*0 × inf is NaN"),
     (acc_positive_labels, r"token id 0.*\n.*labels > 0 leaves token id 0 out"),
     (acc_one_backward, r"gradients are right, but backward\(\) ran 1 time\(s\) for 4 micro-batches"),
     (acc_sum, "summed"), (acc_equal, "weighted every micro-batch equally"), (acc_zero_inside, "only the last"),
@@ -645,7 +661,20 @@ def clip_flattened_with_view(params, max_norm):  # .view(-1) refuses a non-conti
     return total
 
 
+def clip_squared_in_place(params, max_norm):  # .double() of a float64 gradient is that gradient: pow_ squares it
+    grads = [p.grad for p in params if p.grad is not None]
+    total = 0.0
+    for g in grads:
+        total += float(g.double().pow_(2).sum())
+    total = math.sqrt(total)
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / total)
+    return total
+
+
 @pytest.mark.parametrize("fn, message", [
+    (clip_squared_in_place, r"a float64 gradient \[3, 4\].*\n.*holds its squares: g.double\(\) of a float64"),
     (clip_trainable_only, r"frozen after its backward \(requires_grad=False, \.grad kept\): still clipped"),
     (clip_flattened_with_view, r"a parameter stored transposed, its gradient non-contiguous.*raised RuntimeError"),
     (clip_in_the_grads_dtype, r"a float16 gradient of 5,000 elements.*\n.*the global norm is 70710\.7, beyond 65504, "

@@ -512,6 +512,8 @@ def test_squad_f1_accepts(style, capsys):
     (lambda p, g: f1(p, g, fold=lambda s: "".join(c for c in unicodedata.normalize("NFKD", s.lower())
                                                   if not unicodedata.combining(c))),
      r"(?s)hand case prediction='Café'.*received 1.*accents were stripped"),
+    (lambda p, g: f1(p, g, fold=lambda s: unicodedata.normalize("NFKC", s).lower()),
+     r"(?s)hand case prediction='Ａｈａｂ'.*received 1\n.*hint: .*compatibility normalisation"),
     (f1_articles_as_text,
      r"(?s)hand case prediction='Anna', gold='Ann'.*expected 0.*received 1.*pieces of text, not as words"),
     (f1_split_on_spaces, r"(?s)prediction='captain\\nahab'.*received 0.*split on spaces only"),

@@ -289,6 +289,8 @@ def wordpiece_looked_up_by_id(word, vocab):  # `if vocab.get(piece):` on a dict:
     (wordpiece_looked_up_by_id,
      r"\[a dict vocabulary whose piece 'a' has id 0\], the pieces(.|\n)*`piece in vocab`"),
     (lambda w, v: wordpiece(w, v, limit=99), r"\[100 characters\](.|\n)*exactly 100 characters is still cut"),
+    (lambda w, v: [(w, 0, len(w))] if w in v else wordpiece(w, v),  # the whole word returned before the limit
+     r"\[101 characters, the whole word a piece\], the pieces(.|\n)*tested first, before any lookup"),
     (lambda w, v: wordpiece(w, v, cap=20), r"\[a piece of 45 characters\], the pieces(.|\n)*however long"),
     (backtracking, r"\[the greedy trap\], the pieces(.|\n)*received \['a', '##bc'\](.|\n)*greedy never goes back"),
     (lambda w, v: wordpiece(w.lower(), v), r"\[a cased vocabulary\], the pieces(.|\n)*do not lower-case"),

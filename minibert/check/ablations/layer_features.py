@@ -166,10 +166,11 @@ def weighted_sum_last_four(fn) -> None:
 
 def _learned_mix(fn) -> None:
     """MiniLM's states with mix and scale as the tagger holds them, parameters that learn: large raw weights
-    (exp(90) is past float32's largest number, 3.4e38), one of them 100 below the largest (so only the largest
-    can be subtracted safely), and the gradients of a loss must reach both."""
+    (exp(90) is past float32's largest number, 3.4e38), one of them 390 below the largest (so only the largest
+    can be subtracted safely: the smallest is 390 below it, the mean 98), and the gradients of a loss must reach
+    both."""
     name, states = _cases()[-1]
-    raw = [90.0, 88.0, 89.0, -10.0]  # a weight learned far below the others: 100 apart
+    raw = [90.0, 88.0, 89.0, -300.0]  # a weight learned far below the others: the mean is -8.25, 98 below the top
     mix, scale = torch.tensor(raw, requires_grad=True), torch.tensor(1.5, requires_grad=True)
     case = f"{name}, mix={raw} (large raw weights, as a learned mix may grow), scale=1.5, both requiring grad"
     got = call(fn, case, tuple(s.clone() for s in states), mix, scale)
@@ -178,7 +179,7 @@ def _learned_mix(fn) -> None:
                             "about 88.7, is past float32's largest number (about 3.4e38), so exp(mix) / "
                             "exp(mix).sum() is inf / inf = NaN; subtract the *largest* weight first (mix.softmax(0) "
                             "does), which changes nothing else and leaves every exponent ≤ 0: subtracting another "
-                            "one, such as the smallest, can still overflow")
+                            "number, such as the smallest weight or the mean, can still overflow")
     expected = _weighted_ref(states, mix.detach(), scale.detach())
     _diagnose(case, got, expected, WEIGHTED_MISTAKES, _weighted_ref, states, mix.detach(), scale.detach())
     if not got.requires_grad:

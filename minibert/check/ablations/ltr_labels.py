@@ -55,6 +55,8 @@ HAND = [  # (input_ids, attention_mask, lesson)
      "a padded row: its last real token ([SEP]) and its padding get -100"),
     ([[CLS, 7, SEP, 8, 9, SEP, PAD]], [[1, 1, 1, 1, 1, 1, 0]],
      "a pair: the first [SEP] is predicted like any token, and B's first token after it"),
+    ([[CLS, 11, SEP], [PAD, PAD, PAD]], [[1, 1, 1], [0, 0, 0]],
+     "a row of padding only, as BERT's run_classifier.py fills up the last batch: every label of it is -100"),
 ]
 
 

@@ -106,14 +106,17 @@ def _compare(hook, name, model, batch, layer, head):
 
 
 def _gradients(name, model, batch, layer, hook):
-    """Gradients of the last hidden states' sum for `layer`'s query, key and value weights, with `hook` on
-    that layer's output projection (outside no_grad: the hooks of an ablation may serve in training too)."""
+    """Gradients of the loss for `layer`'s query, key and value weights, with `hook` on that layer's output
+    projection (outside no_grad: the hooks of an ablation may serve in training too). The loss weighs the last
+    hidden states by a fixed random vector: their plain sum, after a LayerNorm whose weight is still all ones,
+    is a constant, whose gradient is 0 whatever the hook lets through."""
     attention = model.encoder.layers[layer].attention
+    weights = torch.randn(model.config.hidden_size, generator=torch.Generator().manual_seed(630))
     model.zero_grad()
     handle = attention.output.register_forward_pre_hook(hook)
     try:
         with torch.enable_grad():
-            model(**batch).last_hidden_state.sum().backward()
+            (model(**batch).last_hidden_state * weights).sum().backward()
     except RuntimeError as e:
         if "inplace" not in str(e):
             raise ExerciseError(f"{name}: the backward through your hook raised RuntimeError: {e}") from e
@@ -131,18 +134,41 @@ def _gradients(name, model, batch, layer, hook):
 def _gradient_flows(fn, model, batch, layer, head):
     """The silenced head's neighbours still learn: the gradient reaches this layer's attention through the
     hook as it does through `masked_heads`. A copy made with .detach() gives the same forward and none."""
-    name = (f"a random 4-head layer: layer {layer}, head {head}, loss = last_hidden_state.sum() backpropagated "
-            "(outside torch.no_grad)")
+    name = (f"a random 4-head layer: layer {layer}, head {head}, loss = (last_hidden_state · a fixed random vector)"
+            ".sum() backpropagated (outside torch.no_grad)")
     hook = call(fn, f"{name}, my_head_mask_hook({head}, {model.config.head_size})", head, model.config.head_size)
     got = _gradients(name, model, batch, layer, hook)
     expected = _gradients(name, model, batch, layer, lambda module, args: (args[0] * _keep(model, head),))
     for what, grad in got.items():
-        if grad is None or not torch.allclose(grad, expected[what], atol=1e-5):
-            found = "no gradient" if grad is None else "a gradient other than masked_heads gives"
-            raise ExerciseError(f"{name}: layer {layer}'s attention parameter {what} gets {found}; the other heads' "
-                                "gradient flows back through the context\n  hint: a context cut off from the "
+        if grad is None:
+            raise ExerciseError(f"{name}: layer {layer}'s attention parameter {what} gets no gradient; the other "
+                                "heads' gradient flows back through the context\n  hint: a context cut off from the "
                                 "graph (by .detach(), .data or a new tensor made from its values) gives the same "
                                 "forward and no gradient; args[0].clone() copies and keeps the path")
+        if not torch.allclose(grad, expected[what], atol=1e-5):
+            unrecorded = _gradients(name, model, batch, layer, _zeroed_unrecorded(model, head))
+            hint = _UNRECORDED if torch.allclose(grad, unrecorded[what], atol=1e-5) else (
+                "the silenced head's columns are constants (0) for the backward too, and the other heads' gradient "
+                "flows back through the context as it is")
+            raise ExerciseError(f"{name}: layer {layer}'s attention parameter {what} gets a gradient other than "
+                                f"masked_heads gives\n  hint: {hint}")
+
+
+_UNRECORDED = ("the gradient still flows back through the silenced head's columns, as if they had not been zeroed: "
+               "zeros written under torch.no_grad() (or through .data) are not seen by autograd; write them on a "
+               "clone with gradients on, args[0].clone() then [..., columns] = 0")
+
+
+def _zeroed_unrecorded(model, head):
+    """The usual mistake: the right forward, the zeros written where autograd does not record them."""
+    hs = model.config.head_size
+
+    def hook(module, args):
+        context = args[0].clone()
+        with torch.no_grad():
+            context[..., head * hs:(head + 1) * hs] = 0.0
+        return (context,)
+    return hook
 
 
 def _keep(model, head):

@@ -13,7 +13,9 @@ give slightly different classifiers), so the cases test what every honest linear
    same scored on words 100 times as far out (a fit that moves with the test words fails): 1; the line's
    test words and 5 of a tag no training word has: exactly 0.8 (those 5 count, as wrong);
 3. random labels, more dimensions than words: near chance on the test words (nothing carries over); tag 0 between
-   two groups of tag 1 on a line: at most 2/3 (`probe_limits`); 2 tags, 6 training words in 20 dimensions: 1;
+   two groups of tag 1 on a line: at most 2/3 (`probe_limits`); 2 tags either side of a slanted line, scored on
+   words far out (a probe not linear in x, clipping its features, crosses it): 1; 2 tags, 6 training words in
+   20 dimensions: 1;
 4. all-MiniLM-L6-v2's layer-3 states of real Brown words: at most 0.08 below `minibert.analysis`'s ridge
    probe, and far above the most frequent tag. The inputs must come back unchanged.
 """
@@ -26,7 +28,7 @@ import torch
 
 from ...analysis import encode_words, probe_accuracy
 from ..common import ExerciseError, as_float, call, minilm_model, minilm_tokenizer, passed
-from .probe_limits import fewer_words_than_features, linear_ceiling
+from .probe_limits import fewer_words_than_features, far_out_on_a_slant, linear_ceiling, test_words_far_out
 
 MINILM_LAYER = 3  # a middle layer: where chapter 06 found part of speech read best
 
@@ -92,19 +94,6 @@ def _a_constant_feature():
         x = centres[y] + 0.3 * torch.randn(len(y), 8, generator=g)
         return torch.cat([x[:, :4], torch.zeros(len(y), 1), x[:, 4:]], dim=1)  # (n, 9), feature 4 all 0
     return words(train_y), train_y, words(test_y), test_y
-
-
-def _test_words_far_out():
-    """Three tags at the corners of a triangle in 2 dimensions; the test words lie 6 times as far from
-    the middle as the training words (a layer whose states are larger): scores then run well past the
-    one-hot targets (the word's tag above 1, the others below 0), and the largest still names the tag."""
-    g = torch.Generator().manual_seed(72)
-    angle = torch.tensor([0.0, 2.0944, 4.1888])  # 0°, 120°, 240°
-    centres = torch.stack([angle.cos(), angle.sin()], dim=1)  # (3, 2)
-    train_y, test_y = torch.arange(3).repeat(10), torch.arange(3).repeat(5)
-    train_x = centres[train_y] + 0.05 * torch.randn(30, 2, generator=g)
-    test_x = 6.0 * centres[test_y] + 0.05 * torch.randn(15, 2, generator=g)
-    return train_x, train_y, test_x, test_y
 
 
 def _unbalanced_line():
@@ -248,7 +237,7 @@ SEPARABLE = [
      "gets these right, as it did the line's own test words: its threshold cannot move with the words it scores. "
      "Standardise with the training words' mean and std alone, not with statistics that take in the test words"),
     ("3 tags in 2 dimensions, the test words 6 times as far from the middle as the training words",
-     _test_words_far_out, 1.0, "each test word lies on its tag's side, only farther out",
+     test_words_far_out, 1.0, "each test word lies on its tag's side, only farther out",
      "the predicted tag is the one with the largest score, however far past 1 it runs; the tag whose score is "
      "nearest the one-hot target 1 is another rule, which fails on words larger than the training words"),
 ]
@@ -286,6 +275,7 @@ def probe(fn) -> None:
     _blind_to_test_labels(fn)
     _every_test_word_counts(fn)  # after the random labels: fitting on the test words also gives 1.0 there
     linear_ceiling(fn, _accuracy)  # after them too: scoring the training words also passes 2/3 there
+    far_out_on_a_slant(fn, _accuracy)  # and here: scoring the 200 training words gets 0.99
     fewer_words_than_features(fn, _accuracy)
     data = _minilm_words()
     name = f"all-MiniLM-L6-v2, layer {MINILM_LAYER}, {len(data[1])} Brown words to fit and {len(data[3])} to score"

@@ -1,12 +1,50 @@
-"""Exercise 6.4's ceiling: a case where every linear probe stays under 2/3, so a probe that reads more
-is not linear (a hidden layer, a kernel, a nearest neighbour), and measures itself, not the features; and
-a floor: fewer training words than features, where a ridge probe still separates far-apart tags."""
+"""Exercise 6.4's test words far out (the largest score wins; a linear probe's side does not change); its
+ceiling: a case where every linear probe stays under 2/3, so a probe that reads more is not linear (a hidden
+layer, a kernel, a nearest neighbour), and measures itself, not the features; and a floor:
+fewer training words than features, where a ridge probe still separates far-apart tags."""
 
 from __future__ import annotations
 
 import torch
 
 from ..common import ExerciseError
+
+
+def test_words_far_out():
+    """Three tags at the corners of a triangle in 2 dimensions; the test words lie 6 times as far from
+    the middle as the training words (a layer whose states are larger): scores then run well past the
+    one-hot targets (the word's tag above 1, the others below 0), and the largest still names the tag."""
+    g = torch.Generator().manual_seed(72)
+    angle = torch.tensor([0.0, 2.0944, 4.1888])  # 0°, 120°, 240°
+    centres = torch.stack([angle.cos(), angle.sin()], dim=1)  # (3, 2)
+    train_y, test_y = torch.arange(3).repeat(10), torch.arange(3).repeat(5)
+    train_x = centres[train_y] + 0.05 * torch.randn(30, 2, generator=g)
+    test_x = 6.0 * centres[test_y] + 0.05 * torch.randn(15, 2, generator=g)
+    return train_x, train_y, test_x, test_y
+
+
+def _test_words_far_out_on_a_slant():
+    """Two tags either side of the slanted line x1 = 2 x2 through 200 standard normal training words; four test
+    words far out, each well on its side: (20, 5) and (12, 2) of tag 1, (-20, -5) and (-12, -2) of tag 0. Clipped
+    feature by feature (to ±3, say) they all cross the line: (3, 3) and (3, 2) lie on tag 0's side."""
+    g = torch.Generator().manual_seed(77)
+    train_x = torch.randn(200, 2, generator=g)
+    train_y = (train_x[:, 0] - 2 * train_x[:, 1] > 0).long()
+    test_x = torch.tensor([[20.0, 5.0], [12.0, 2.0], [-20.0, -5.0], [-12.0, -2.0]])
+    return train_x, train_y, test_x, torch.tensor([1, 1, 0, 0])
+
+
+def far_out_on_a_slant(fn, accuracy) -> None:
+    """`accuracy(name, fn, data)` runs the learner's probe: a linear probe's scores are linear in x, so a word
+    well on its tag's side stays there however far out it lies."""
+    name = ("2 tags in 2 dimensions either side of the slanted line x1 = 2 x2 (200 standard normal training words), "
+            "test words (20, 5) and (12, 2) of tag 1, (-20, -5) and (-12, -2) of tag 0")
+    got = accuracy(name, fn, _test_words_far_out_on_a_slant())
+    if got < 1.0:
+        raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 1.0 (each lies well on its tag's side, only far "
+                            "out)\n  hint: a linear probe's scores are linear in x, so a word's side of the boundary "
+                            "does not change however far out it lies; a change of the features that is not linear "
+                            "(clipping, tanh, scaling each word) can move it")
 
 
 def _middle_against_both_ends():

@@ -218,8 +218,10 @@ def _random_cases(fn) -> int:
     laid out as the tokenizer lays them out (a pair or one sentence, then padding); returns how many
     cases passed."""
     cases = [(2, 7, 1e-12), (3, 20, 1e-5), (1, 1, 0.5), (4, 13, 1e-12)]
-    CLS, SEP, PAD = 3, 4, 0
     for seed, (B, T, eps) in enumerate(cases):
+        # The last case numbers its specials as RoBERTa's vocabulary does (<s> 0, <pad> 1, </s> 2): nothing in
+        # the input says which id pads, so the types come from the [SEP]s alone.
+        CLS, SEP, PAD = (0, 2, 1) if seed == len(cases) - 1 else (3, 4, 0)
         config = BertConfig(vocab_size=50, hidden_size=24, num_attention_heads=4, max_position_embeddings=20,
                             type_vocab_size=2, layer_norm_eps=eps)
         E = _model(config, Embeddings, seed)
@@ -243,11 +245,21 @@ def _random_cases(fn) -> int:
             layout = ""
             if seed == len(cases) - 1:
                 input_ids, layout = input_ids.T.contiguous().T, " (non-contiguous: a transposed (T, B) tensor's .T)"
+            wrong = E(input_ids, _padding_taken_as_zero(input_ids, SEP)) if PAD != 0 else None
             name = (f"random case {seed + 1}: B={B}, T={T}, H={config.hidden_size}, vocab {config.vocab_size}, "
-                    f"{config.max_position_embeddings} positions, eps={eps}, sep_id {SEP}, input_ids "
+                    f"{config.max_position_embeddings} positions, eps={eps}, sep_id {SEP}, padding id {PAD}, input_ids "
                     f"{input_ids.tolist() if B * T <= 32 else f'({B}, {T})'}{layout}, compared with "
                     "minibert.model.Embeddings")
             got = _call_pure(fn, name, {}, input_ids, SEP, E.word_embeddings.weight, E.position_embeddings.weight,
                              E.token_type_embeddings.weight, E.layer_norm.weight, E.layer_norm.bias, eps)
+        if wrong is not None and not torch.allclose(expected, wrong, atol=1e-5):
+            _expect(name, got, expected, bugs=[(wrong, f"padding was taken to be id 0; here it is id {PAD}, and id 0 "
+                                                       "is a real token: read the types off the [SEP]s alone")])
         expect_close(name, got, expected, atol=1e-5)
     return len(cases)
+
+
+def _padding_taken_as_zero(ids: torch.Tensor, sep_id: int) -> torch.Tensor:
+    """The types of a mistake: type 1 for every token after the first [SEP] whose id is not 0."""
+    is_sep = (ids == sep_id).long()
+    return ((is_sep.cumsum(-1) - is_sep >= 1) & (ids != 0)).long()

@@ -52,6 +52,12 @@ def _check_mask(name: str, got, attention_mask: torch.Tensor, dtype: torch.dtype
         else:
             hint = "real tokens (attention_mask 1) get 0, so that adding the mask leaves their scores unchanged"
         raise ExerciseError(f"{name}: the mask must be exactly 0 where attention_mask is 1{where}\n  hint: {hint}")
+    if (values[~real] == float("inf")).any():  # positive: the mask was computed in integers that wrapped
+        hint = "padding needs a large negative number; build the mask in dtype: 1.0 - attention_mask.to(dtype)"
+        if attention_mask.dtype == torch.uint8:
+            hint = ("on an unsigned uint8 mask, integer arithmetic wraps round: 0 - 1 is 255, and 255 times a large "
+                    "number is +inf; convert to dtype first, then subtract: (attention_mask.to(dtype) - 1)")
+        raise ExerciseError(f"{name}: your mask holds +inf at padding{where}\n  hint: {hint}")
     if torch.isinf(values).any():
         hint = ("-inf gives NaN for a sequence that is all padding (softmax of a row of -inf is 0/0); use the "
                 "most negative finite number of the dtype, torch.finfo(dtype).min")
@@ -93,10 +99,12 @@ def padding_mask(fn) -> None:
             ([[1, 1, 0], [1, 1, 1]], torch.float16, "half precision, whose most negative number is -65504"),
             ([[1, 0, 0, 0]], torch.float64, "double precision"),
             ([[1, 0, 1]], torch.bfloat16, "bfloat16, whose most negative number, -3.3895e38, is above float32's"),
+            # An integer mask of another kind: uint8 has no negatives, so 0 - 1 wraps round to 255 in it.
+            (torch.tensor([[1, 1, 0]], dtype=torch.uint8), torch.float32, "an integer mask of dtype torch.uint8"),
             # The first case's shape and dtype again, its padding elsewhere: a mask kept from an earlier call
             # (a cache keyed by shape and dtype) shows here.
             ([[1, 0, 0], [1, 1, 0]], torch.float32, "the first case's shape and dtype, the padding elsewhere")]:
-        attention_mask = torch.tensor(attention_mask)
+        attention_mask = torch.as_tensor(attention_mask)
         name = f"attention_mask {attention_mask.tolist()}" + ("" if dtype is None else f", dtype={dtype}") + \
             f" ({what})"
         got = _call_pure(fn, name, {"without overflow": f"torch.finfo(torch.float32).min does not fit in {dtype} "
@@ -184,20 +192,24 @@ def causal_mask(fn) -> None:
         name = f"attention_mask {attention_mask.tolist()} ({what})"
         _check_causal(name, _call_pure(fn, name, {}, attention_mask), attention_mask)
         hand += 1
-    # Random: the reference above, and, without padding, SDPA's own is_causal=True.
+    # Random: the reference above, and, without padding, SDPA's own is_causal=True. The last is longer
+    # than BERT's 512 positions: nothing in a causal mask depends on a maximum length.
     g = torch.Generator().manual_seed(500)
-    for i, (B, T, lengths) in enumerate([(3, 8, [8, 5, 1]), (2, 12, [12, 12]), (4, 5, [2, 5, 3, 4])]):
+    shapes = [(3, 8, [8, 5, 1]), (2, 12, [12, 12]), (4, 5, [2, 5, 3, 4]), (1, 600, [550])]
+    for i, (B, T, lengths) in enumerate(shapes):
         attention_mask = (torch.arange(T)[None, :] < torch.tensor(lengths)[:, None]).long()
         name = f"random case {i + 1}: attention_mask of shape ({B}, {T}) with real lengths {lengths}"
-        got = _call_pure(fn, name, {}, attention_mask)
+        got = _call_pure(fn, name, {"size of tensor a (512)": "a triangle of a fixed size, 512, sliced [:T, :T] is "
+                                    "too small for a longer sequence; build it from T at every call"},
+                         attention_mask)
         _check_causal(name, got, attention_mask)
         if min(lengths) == T:  # no padding: the same attention as SDPA's causal flag
             q, k, v = (torch.randn(B, 2, T, 4, generator=g) for _ in range(3))
             expect_close(name + ", SDPA with your mask vs SDPA(is_causal=True)",
                          F.scaled_dot_product_attention(q, k, v, attn_mask=got.bool()),
                          F.scaled_dot_product_attention(q, k, v, is_causal=True))
-    passed("causal_mask", f"{hand} hand-computed cases and 3 random ones agree with minibert's reference and "
-                          "SDPA's is_causal")
+    passed("causal_mask", f"{hand} hand-computed cases and {len(shapes)} random ones (T up to 600) agree with "
+                          "minibert's reference and SDPA's is_causal")
 
 
 def _check_causal(name, got, attention_mask):

@@ -14,6 +14,13 @@ MIN = torch.finfo(torch.float64).min
 def _pair(name, result):
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         raise ExerciseError(f"{name}: expected a pair (out, probs), received {short(result, 200)}")
+    out, probs = result
+    # The statement allows a wider dtype than q's (all in float64), but one dtype for both: a cast back
+    # that reaches only one of them leaves out and probs disagreeing.
+    if isinstance(out, torch.Tensor) and isinstance(probs, torch.Tensor) and out.dtype != probs.dtype:
+        raise ExerciseError(f"{name}: out has dtype {out.dtype} and probs {probs.dtype}; they must share one dtype\n"
+                            "  hint: a computation done in another dtype was cast back for one of them only: cast "
+                            "both (out.to(q.dtype) too), or neither")
     return result
 
 

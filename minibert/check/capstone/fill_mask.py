@@ -111,12 +111,18 @@ def _case(fn, name: str, W: dict, hidden: torch.Tensor) -> torch.Tensor:
         raise ExerciseError("your function changed the hidden states it was given; compute new tensors")
     _unchanged(W, given, read)
     expected = _expected(hidden)
-    if isinstance(got, torch.Tensor) and got.shape == expected.shape and not torch.allclose(got, expected, atol=1e-4):
-        for hint, switches in MISTAKES:
-            if torch.allclose(got, _head(W, hidden, **switches), atol=1e-4):
-                raise ExerciseError(f"{name}: the logits are not BERT's\n  hint: {hint}")
+    if isinstance(got, torch.Tensor) and got.shape == expected.shape and got.is_floating_point():
+        got_here = got.detach().to(expected.dtype)  # compared in the states' dtype, whatever yours is
+        if not torch.allclose(got_here, expected, atol=1e-4):
+            for hint, switches in MISTAKES:
+                if torch.allclose(got_here, _head(W, hidden, **switches), atol=1e-4):
+                    raise ExerciseError(f"{name}: the logits are not BERT's\n  hint: {hint}")
     expect_close(name, got, expected, atol=1e-4,
                  hint="dense, GELU, LayerNorm, then @ word_embeddings.T + cls.predictions.bias")
+    if got.dtype != hidden.dtype:  # expect_close compares values only, in the states' dtype
+        raise ExerciseError(f"{name}: the values are right, but your logits are {got.dtype} and the hidden states "
+                            f"{hidden.dtype}: keep their dtype (the checkpoint's weights are {hidden.dtype} too), as "
+                            "transformers' head does; a .double() or a float64 buffer changes it")
     return expected
 
 

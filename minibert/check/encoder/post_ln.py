@@ -128,6 +128,17 @@ def _wrong_parts(layer: EncoderLayer, x, key_mask) -> dict[str, torch.Tensor]:
     }
 
 
+def _expect_layer_kept(name: str, sealed: EncoderLayer, layer: EncoderLayer) -> None:
+    """The layer is the caller's (the model goes on using it): Module.double(), .float() or .to(...) on a
+    sub-module convert it in place, and the layer's next forward then mixes dtypes."""
+    for (pname, got), want in zip(sealed.named_parameters(), layer.parameters(), strict=True):
+        if got.dtype != want.dtype:
+            raise ExerciseError(f"{name}: after your function the layer's {pname} is {got.dtype}; it was "
+                                f"{want.dtype}\n  hint: Module.double(), .float() and .to(dtype) convert the module "
+                                "itself, in place, so the caller's layer is left converted: call the sub-modules "
+                                "as they are (they compute in the layer's dtype)")
+
+
 def _layer_case(fn, name, layer, x, key_mask, expected, atol=1e-5, check_twice=False):
     given, sealed = x.clone(), _sealed(layer)
     try:
@@ -137,6 +148,7 @@ def _layer_case(fn, name, layer, x, key_mask, expected, atol=1e-5, check_twice=F
         if isinstance(e.__cause__, _CalledTheLayer):
             raise ExerciseError(f"{name}: {e.__cause__}") from None
         raise
+    _expect_layer_kept(name, sealed, layer)
     if not torch.equal(given, x):
         raise ExerciseError(f"{name}: your function changed its input x in place (x += ..., x.add_(...))"
                             "\n  hint: the caller still needs x (the residual path reads it); write x = x + a")
@@ -252,8 +264,16 @@ def _gradients(fn, layer, x, key_mask) -> None:
                             ".data take the result out of autograd's graph")
     leaves = [(f"layer.{n}", p, q) for (n, p), q in zip(sealed.named_parameters(), reference.parameters(), strict=True)]
     leaves.append(("the input x", mine, theirs))
-    expect_same_gradients(name, got, reference(theirs, key_mask)[0], leaves, against="minibert's EncoderLayer",
-                          seed=3_2, atol=1e-4, rtol=1e-3, hint=_gradient_hint)
+    try:
+        expect_same_gradients(name, got, reference(theirs, key_mask)[0], leaves, against="minibert's EncoderLayer",
+                              seed=3_2, atol=1e-4, rtol=1e-3, hint=_gradient_hint)
+    except RuntimeError as e:  # backward() through the learner's graph failed: their error, not the checker's
+        hint = ""
+        if "modified by an inplace operation" in str(e):
+            hint = ("\n  hint: a tensor autograd saved for the backward pass was changed in place afterwards "
+                    "(h += ..., h.add_(...) on a tensor a sub-module already read): write h = h + ...")
+        raise ExerciseError(f"{name}: backward() through your output raised RuntimeError: "
+                            f"{str(e).splitlines()[0]}{hint}") from e
 
 
 def _gradient_hint(what: str) -> str:

@@ -30,6 +30,10 @@ def _load_diagnosis(name: str, got: torch.Tensor, fresh: torch.Tensor, expected:
     same = [k for k, v in state.items() if v.shape == got.shape and v.dtype == got.dtype and torch.equal(v, got)]
     if not same:
         diff = (got - expected).abs().max().item()
+        if got.dtype == torch.float64 and torch.equal(got, expected.float().double()):  # the float32 values exactly
+            return (f"{where}; its values are that tensor's rounded to float32 (off by up to {diff:.3g})\n  hint: "
+                    "copy the tensor as it is stored: param.copy_(tensor) converts to the parameter's dtype "
+                    "itself; a .float() on the way rounds a float64 checkpoint")
         return f"{where}; its values differ from that tensor by up to {diff:.3g}"
     other = same[0]
     hint = ""
@@ -65,6 +69,10 @@ def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i:
         raise ExerciseError(f"{name}: your function removed {len(missing)} key(s) from the caller's checkpoint, "
                             f"e.g. {missing[0]}\n  hint: read state_dict[key], never state_dict.pop(key) or del: "
                             "the checkpoint is the caller's, and the next layer (or another model) reads it too")
+    if added := sorted(set(given) - set(state)):
+        raise ExerciseError(f"{name}: your function wrote {len(added)} new key(s) into the caller's checkpoint, "
+                            f"e.g. {added[0]!r}\n  hint: read state_dict, never write into it: gather the renamed "
+                            "tensors in a dict of your own (or copy each one straight into its parameter)")
     for key, tensor in given.items():
         if key.startswith(f"encoder.layer.{i}.") and tensor.dtype != state[key].dtype:
             raise ExerciseError(f"{name}: after your function the caller's checkpoint holds {key} as "
@@ -104,6 +112,16 @@ def _check_the_layer(name: str, layer, given: dict, state: dict, fresh: dict, i:
                                 "(param.data = tensor)")
 
 
+def _call_loader(fn, name: str, given: dict, i: int, layer) -> None:
+    """The learner's loader, called with autograd on (the session's state); it must leave it on."""
+    with torch.enable_grad():
+        call(fn, name, given, i, layer)
+        if not torch.is_grad_enabled():
+            raise ExerciseError(f"{name}: after your function autograd is off for the whole session "
+                                "(torch.is_grad_enabled() is False), so nothing trains afterwards\n  hint: switch it "
+                                "off for the copies only, `with torch.no_grad():`, not torch.set_grad_enabled(False)")
+
+
 def load_layer(fn) -> None:
     """fn(state_dict, i, layer) copies encoder layer i of a Hugging Face checkpoint into `layer`, in place."""
     model, state, hidden, key_mask = _minilm()
@@ -117,7 +135,7 @@ def load_layer(fn) -> None:
         name = f"my_load_layer(state_dict, {i}, layer), state_dict read from all-MiniLM-L6-v2's model.safetensors"
         given = {k: v.clone() if k.startswith(f"encoder.layer.{i}.") else v for k, v in state.items()}
         try:
-            call(fn, name, given, i, layer)
+            _call_loader(fn, name, given, i, layer)
         except ExerciseError as e:
             if "in-place" in str(e.__cause__) and "requires grad" in str(e.__cause__):
                 raise _with_hint(e, "copy into parameters under `with torch.no_grad():` (autograd forbids "
@@ -141,37 +159,49 @@ def load_layer(fn) -> None:
             expect_close(f"{name}, then layer(x, key_mask) on the real hidden states {tuple(hidden[i].shape)} of "
                          "a padded batch", got, reference_layer(hidden[i], key_mask)[0])
     _deep_checkpoint(fn, state)
-    _half_checkpoint(fn, config, state)
+    _dtype_checkpoints(fn, config, state)
     passed("load_layer", f"{n_params} tensors of {len(model.encoder.layers)} layers equal BertModel.from_pretrained's, "
                          "and so do the layers' outputs on a real padded batch; layers 1, 10 and 11 of a 12-layer "
-                         "checkpoint whose three dense maps share one shape load as theirs; a float16 checkpoint "
-                         "loads, and stays as it was")
+                         "checkpoint whose three dense maps share one shape load as theirs; float16 and bfloat16 "
+                         "checkpoints load into a float32 layer and a float64 one into a float64 layer, as "
+                         "stored, and each checkpoint stays as it was")
 
 
-def _half_checkpoint(fn, config, state: dict) -> None:
-    """MiniLM's checkpoint in float16 (as many on the Hub are) into a float32 layer: the values are the float16
-    ones, and the caller's checkpoint keeps its tensors and their dtype."""
+def _dtype_checkpoints(fn, config, state: dict) -> None:
+    """MiniLM's checkpoint in other dtypes: float16 and bfloat16 (as many on the Hub are; numpy has no bfloat16)
+    into a float32 layer, and float64 into a float64 layer, its layer-1 tensors moved off float32's grid by 1e-9
+    so that a detour through float32 shows. The values must arrive as stored, and the caller's checkpoint keep
+    its tensors and their dtype."""
     i = 1
-    half = {k: v.half() for k, v in state.items()}
-    layer = EncoderLayer(config)
-    originals = dict(layer.named_parameters())
-    fresh = {k: v.detach().clone() for k, v in originals.items()}
-    given = dict(half)
-    name = (f"my_load_layer(state_dict, {i}, layer), state_dict all-MiniLM-L6-v2's checkpoint in float16 "
-            "({k: v.half()}), layer a float32 EncoderLayer")
-    call(fn, name, given, i, layer)
-    _check_the_layer(name, layer, given, half, fresh, i, originals)
-    # The layer's dtype is left to the learner (param.data = tensor.clone() takes the checkpoint's): compare values.
-    expected = {k: half[hf_name(f"encoder.layers.{i}.{k}")].float() for k in fresh}
-    _expect_loaded(name, layer, expected, fresh, i, half, as_float=True)
+    g = torch.Generator().manual_seed(3_4_64)
+    wide = {k: v.double() + (1e-9 * torch.randn(v.shape, generator=g, dtype=torch.float64)
+                            if k.startswith(f"encoder.layer.{i}.") else 0) for k, v in state.items()}
+    for dtype, checkpoint, layer_dtype, how in (
+            (torch.float16, {k: v.half() for k, v in state.items()}, torch.float32, "{k: v.half()}"),
+            (torch.bfloat16, {k: v.bfloat16() for k, v in state.items()}, torch.float32, "{k: v.bfloat16()}"),
+            (torch.float64, wide, torch.float64, "{k: v.double()}, layer 1's tensors plus 1e-9 * randn")):
+        layer = EncoderLayer(config).to(layer_dtype)
+        originals = dict(layer.named_parameters())
+        fresh = {k: v.detach().clone() for k, v in originals.items()}
+        given = dict(checkpoint)
+        name = (f"my_load_layer(state_dict, {i}, layer), state_dict all-MiniLM-L6-v2's checkpoint in "
+                f"{str(dtype).removeprefix('torch.')} ({how}), layer a {str(layer_dtype).removeprefix('torch.')} "
+                "EncoderLayer")
+        _call_loader(fn, name, given, i, layer)
+        _check_the_layer(name, layer, given, checkpoint, fresh, i, originals)
+        # The layer's dtype is left to the learner (param.data = tensor.clone() takes the checkpoint's): compare
+        # values, in the wider of the two dtypes (exact for each).
+        wider = torch.float64 if torch.float64 in (dtype, layer_dtype) else torch.float32
+        expected = {k: checkpoint[hf_name(f"encoder.layers.{i}.{k}")].to(wider) for k in fresh}
+        _expect_loaded(name, layer, expected, fresh, i, checkpoint, as_dtype=wider)
 
 
-def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state: dict, as_float=False) -> int:
-    """Each parameter of `layer` equal to `expected[name]` (both in float32 with `as_float`), else the
+def _expect_loaded(name: str, layer, expected: dict, fresh: dict, i: int, state: dict, as_dtype=None) -> int:
+    """Each parameter of `layer` equal to `expected[name]` (both in `as_dtype` if given), else the
     diagnosis; the count compared."""
     ours = dict(layer.named_parameters())
     for pname, want in expected.items():
-        got = ours[pname].detach().float() if as_float else ours[pname].detach()
+        got = ours[pname].detach() if as_dtype is None else ours[pname].detach().to(as_dtype)
         if got.shape != want.shape or not torch.equal(got, want):
             raise ExerciseError(f"{name}:\n  " + _load_diagnosis(pname, got, fresh[pname], want, i, state))
     return len(expected)
@@ -198,6 +228,6 @@ def _deep_checkpoint(fn, state: dict) -> None:
             given = {k: deep[k].clone() if k.startswith(f"encoder.layer.{i}.") else deep[k] for k in order}
             name = (f"my_load_layer(state_dict, {i}, layer), state_dict a 12-layer checkpoint (BERT-BASE's depth) "
                     f"of random tensors, H = I = 32, its keys {keys}")
-            call(fn, name, given, i, layer)
+            _call_loader(fn, name, given, i, layer)
             _check_the_layer(name, layer, given, deep, fresh, i, originals)
             _expect_loaded(name, layer, {k: deep[hf_name(f"encoder.layers.{i}.{k}")] for k in fresh}, fresh, i, deep)

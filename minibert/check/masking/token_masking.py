@@ -162,8 +162,12 @@ def mask_tokens(fn) -> None:
     _draws_from_the_generator(fn, case, ids, special, masked, labels)
     n_sel = _the_80_10_10(case, ids, special, masked, labels)
     _bert_special_ids(fn)
+    from .replacement_pool import small_pool  # here: that module builds on this one's helpers
+    n_small = small_pool(fn)
     passed("mask_tokens", f"7 hand-built cases (97 calls) hold every promise, and {n_sel:,} selections "
-                          f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10)")
+                          f"in {ids.shape[0]} rows match the rule (exactly round(15%) per row, 80/10/10); "
+                          f"with 3 ids to draw from, {n_small:,} selections keep their token 10% + 10%/3 of "
+                          "the time")
 
 
 def _exact_counts(fn, where: str) -> None:

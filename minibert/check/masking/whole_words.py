@@ -40,6 +40,12 @@ WORD_CASES = [  # tokens, the groups worked out by hand, what the case is about
     (["[CLS]", "the", "[MASK]", "sat", "[SEP]", "[PAD]"], [[1], [2], [3]],
      "[MASK] is an ordinary token here, like [UNK]: a word of its own; only [CLS], [SEP] and [PAD] are left out "
      "(test those three names, not every bracketed token)"),
+    (["[CLS]", "it", "was", "25", "##°", "outside", "[SEP]"], [[1], [2], [3, 4], [5]],
+     'any token that starts with "##" continues the word before it, whatever follows the "##" (here "°" of '
+     '"25°": not a letter or digit); test token.startswith("##")'),
+    (["[PAD]", "[PAD]", "[CLS]", "the", "man", "[SEP]"], [[3], [4]],
+     "padding may come first (a left-padded batch): [PAD] belongs to no word, and the words after it count; "
+     "skip a [PAD], never stop the walk at it"),
 ]
 
 

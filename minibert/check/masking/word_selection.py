@@ -101,6 +101,7 @@ def whole_word_selection(fn) -> None:
                 0.6, hint="each one-piece word must be as likely as the others: unless the long word comes first "
                 "(1 in 5), the first three one-piece words of the order are taken (3 in 4)")
 
+    _pairs_taken_together(fn)
     rng = random.Random(7)
     for trial in range(300):  # real-looking rows: words of 1 to 4 pieces after [CLS]
         groups, t = [], 1
@@ -111,5 +112,21 @@ def whole_word_selection(fn) -> None:
         k = max(1, round(0.15 * t))
         _run(fn, f"groups = {groups}, num_to_predict = {k}, rng = random.Random({trial})", groups, k,
              random.Random(trial))
-    passed("whole_word_selection", "hand cases (73 calls), a uniform order (3,000 seeds) and 300 random rows: "
-                                   "whole words only, never past num_to_predict, nothing that still fits left out")
+    passed("whole_word_selection", "hand cases (73 calls), a uniform order (3,000 and 1,200 seeds) and 300 random "
+                                   "rows: whole words only, never past num_to_predict, nothing that still fits "
+                                   "left out")
+
+
+def _pairs_taken_together(fn) -> None:
+    """Four one-piece words, two taken: a uniform shuffle takes each of the 6 pairs 1 time in 6, so the two
+    pairs of words apart, [1, 3] and [2, 4], 1 time in 3. A walk that only starts at a random word and goes
+    on in position order (a rotation, not a shuffle) takes neighbours only."""
+    groups = [[1], [2], [3], [4]]
+    apart = sum(_run(fn, f"groups = {groups}, num_to_predict = 2, rng = random.Random({seed})", groups, 2,
+                     random.Random(seed)) in ([1, 3], [2, 4]) for seed in range(1200))
+    hint = "shuffle the words uniformly (rng.shuffle on a copy): every pair of words must be as likely"
+    if apart == 0:
+        hint = ("words that are not neighbours were never taken together: a random start walked in position "
+                "order (a rotation) is not a shuffle; rng.shuffle a copy of the words")
+    expect_rate(f"groups = {groups}, num_to_predict = 2, seeds 0..1199: [1, 3] or [2, 4] selected", apart, 1200,
+                1 / 3, hint=hint)

@@ -148,9 +148,13 @@ def accumulate(fn) -> None:
         full = model(**batch).loss
         full.backward()
         full_grads = _grads(model)
+        overflowed = n == 1  # a step that overflowed (float16) leaves inf in .grad: zeroing must not keep it
         for p in model.parameters():  # stale gradients from an earlier step, as a loop leaves them
             p.grad = torch.full_like(p, 0.5)
-        case = f"{name}, k={k}"
+            if overflowed:
+                p.grad.view(-1)[0] = float("inf")
+        case = f"{name}, k={k}" + (", the stale .grad holding an inf (left by a step that overflowed)"
+                                   if overflowed else "")
         backwards = []  # one entry per backward() that reaches the word embeddings, which every row uses
         hook = model.bert.embeddings.word_embeddings.weight.register_post_accumulate_grad_hook(backwards.append)
         try:
@@ -166,6 +170,13 @@ def accumulate(fn) -> None:
                                 "(model.zero_grad(set_to_none=True)), the frozen ones too: an optimizer that holds "
                                 "them would step on a gradient no backward() made")
         got_grads = _grads(model)
+        if overflowed and not all(torch.isfinite(g).all() for g in got_grads):
+            nan = any(torch.isnan(g).any() for g in got_grads)
+            hint = ("0 × inf is NaN, so multiplying a stale gradient by 0 does not clear it" if nan else
+                    "the stale inf is still there: clear the gradients once, before the first micro-batch")
+            raise ExerciseError(f"{case}: the gradients hold {'NaN' if nan else 'inf'} after the call, where the "
+                                f"stale .grad held inf\n  hint: {hint}; set them to None "
+                                "(model.zero_grad(set_to_none=True)) or fill them with p.grad.zero_()")
         error = _relative(got_grads, full_grads)
         if error > 1e-4:
             if _relative(got_grads, [g + 0.5 for g in full_grads]) < 1e-4:

@@ -76,6 +76,10 @@ def _grad_hint(got_norm, got_grads, grads, max_norm) -> str:
     if total > max_norm and same(grads):
         return (f"the gradients were not changed, although the global norm {total:.3g} exceeds {max_norm}: scale "
                 "p.grad in place (p.grad.mul_(factor)) or assign p.grad = p.grad * factor")
+    if any(g is not None and g.numel() and g.abs().max() > 1 for g in grads) and same(
+            [None if g is None else g * g * min(1.0, max_norm / total) for g in grads]):
+        return ("each gradient now holds its squares: g.double() of a float64 gradient is g itself, not a copy, so an "
+                "in-place pow_ (or mul_) on it squared the gradient; square out of place: g.double().pow(2)")
     if total <= max_norm:
         return ("gradients below max_norm must be left as they are: scale only when the global norm exceeds "
                 "max_norm (factor min(1, max_norm / norm))")
@@ -112,6 +116,9 @@ CASES = [  # (name, the gradients: [3, 4] (None), a vector written out, or (shap
      lambda: _frozen_after_backward(), 1.0),
     # A weight kept transposed (tied to another's .T) has a gradient with its strides: .view(-1) refuses it.
     ("a parameter stored transposed, its gradient non-contiguous", lambda: _transposed(), 1.0),
+    # float64 gradients: g.double() is then g itself, not a copy, so an in-place op on it changes the gradient.
+    ("a float64 gradient [3, 4] (norm 5), max_norm 10: nothing changes", torch.tensor([3.0, 4.0], dtype=torch.float64),
+     10.0),
 ]
 
 
@@ -178,5 +185,5 @@ def clip_grad_norm(fn) -> None:
             raise ExerciseError(f"{case}: returned norm {norm:.6g}, expected {expected_norm:.6g}\n  hint: "
                                 f"{_norm_hint(norm, grads, max_norm)}")
     passed("clip_grad_norm", f"{len(CASES)} cases (frozen parameters, small and large gradients, a generator, "
-                             "float16): the norm and the clipped gradients equal torch.nn.utils.clip_grad_norm_'s, "
-                             "run in float64")
+                             "float16 and float64): the norm and the clipped gradients equal "
+                             "torch.nn.utils.clip_grad_norm_'s, run in float64")

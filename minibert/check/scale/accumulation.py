@@ -29,6 +29,8 @@ HAND = [
                              "would take 8 passes of 24, but 8 passes do not share out evenly among 3 processes"),
     (8, 512, 1, 1_000, 8, "8 sequences, room for one of 512: 8 passes of 1 (the whole share is a divisor too)"),
     (256, 512, 1, 512, 256, "256 sequences, room for one of 512: 256 passes of 1, however many that is"),
+    (48, 384, 1, 12_288, 2, "SQuAD's length, 384, is no power of two: 12,288 tokens hold 32 sequences of it, so 2 "
+                            "passes of 24"),
 ]
 
 # One more, checked after HAND and kept out of it: `_hint` runs a failing function on every HAND case, and a search

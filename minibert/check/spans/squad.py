@@ -17,12 +17,14 @@ from ..common import ExerciseError, as_float, passed, valid_lines
 
 
 def _f1(prediction, gold, *, articles=True, punctuation=True, lower=True, unit="tokens", sets=None, empty=1.0,
-        accents=True, spaces_only=False, each_token=False):
+        accents=True, spaces_only=False, each_token=False, compat=False):
     """F1 with the usual mistakes switched on by the keyword arguments."""
     if each_token:  # split first, then each token cleaned: a token of punctuation alone stays, as ""
         return _f1_of_tokens(*(_cleaned_one_by_one(s) for s in (prediction, gold)), empty=empty, sets=sets)
 
     def normalise(s):
+        if compat:  # NFKC: "ﬁ" -> "fi", full-width "Ａ" -> "A", "！" -> "!"
+            s = unicodedata.normalize("NFKC", s)
         s = s.casefold() if lower == "casefold" else s.lower() if lower else s
         if not accents:  # NFKD, combining marks dropped: "café" -> "cafe"
             s = "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
@@ -97,6 +99,9 @@ MISTAKES = [
      "\"ß\"", dict(lower="casefold")),
     ("accents were stripped (\"é\" became \"e\"); SQuAD's normalisation only lower-cases letters and keeps "
      "their accents", dict(accents=False)),
+    ("the text was given a Unicode compatibility normalisation (unicodedata.normalize(\"NFKC\", ...)), which turns "
+     "full-width letters and ligatures into plain ones; SQuAD's scripts do no Unicode normalisation: only "
+     ".lower(), the punctuation, the articles and the whitespace", dict(compat=True)),
     ("this is F1 over characters; SQuAD's F1 is over the normalised answer's tokens (words, split on whitespace)",
      dict(unit="characters")),
     ("the tokens were counted as a set: a token repeated on both sides counts as many times as it occurs on "
@@ -131,6 +136,8 @@ HAND = [
      "keeps it)"),
     ("Straße", "strasse", 0.0, "str.lower() keeps 'ß' (str.casefold() would make it 'ss'): two other words"),
     ("Café", "cafe", 0.0, "lower case keeps the accent: 'café' is another token than 'cafe'"),
+    ("Ａｈａｂ", "Ahab", 0.0, "no Unicode normalisation: full-width 'Ａｈａｂ' lowers to 'ａｈａｂ', another token "
+     "than 'ahab'"),
     ("«Ahab»", "Ahab", 0.0, "only ASCII punctuation (string.punctuation) is deleted: « and » stay, so «ahab» is "
      "another token than ahab"),
     ("an apple", "apple", 1.0, "'an' is an article too, removed like 'a' and 'the'"),

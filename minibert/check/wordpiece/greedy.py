@@ -57,6 +57,10 @@ WORDPIECE_CASES = [
     ("101 characters", "a" * 101, _AS, ["[UNK]"],
      "a word of more than 100 characters is a single '[UNK]' without trying to cut it (minibert's limit, as in "
      "transformers and the Rust library; Google's max_input_chars_per_word is 200)"),
+    # The limit comes before any lookup: a long word that is itself a piece is '[UNK]' too.
+    ("101 characters, the whole word a piece", "a" * 101, _AS | {"a" * 101}, ["[UNK]"],
+     "the length limit is tested first, before any lookup: a word of more than 100 characters is a single "
+     "'[UNK]' even when the whole word is in the vocabulary"),
     ("150 characters", "ab" * 75, {"a", "##a", "##b"}, ["[UNK]"],
      "100 is the limit here, not Google's 200: a word of 150 characters is '[UNK]'"),
     # A Cyrillic letter is 2 bytes in UTF-8: the limit counts characters, as len(word) does.
@@ -121,9 +125,13 @@ def _compare(case: str, got, expected: list[tuple], hint: str) -> None:
                         f"{got[i][1:]}\n  hint: {why}")
 
 
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 30 else f"'{text[:6]}...' ({len(text)} characters)"
+
+
 def _word_label(word: str, vocab) -> str:
-    shown = repr(word) if len(word) <= 30 else f"'{word[:6]}...' ({len(word)} characters)"
-    return f"my_wordpiece({shown}, {sorted(vocab)!r})" if len(vocab) < 20 else f"my_wordpiece({shown}, VOCAB)"
+    pieces = "[" + ", ".join(_shown(p) for p in sorted(vocab)) + "]"  # a 101-character piece shown cut, as the word
+    return f"my_wordpiece({_shown(word)}, {pieces})" if len(vocab) < 20 else f"my_wordpiece({_shown(word)}, VOCAB)"
 
 
 def wordpiece_encode(fn) -> None:
