@@ -317,16 +317,21 @@ def hash_is_a_piece(tokens):
     return groups
 
 
-def every_bracket_is_special(tokens):
+def _groups_skipping(tokens, is_special):
+    """Word groups as the solution makes them, with the learner's own test of what is special."""
     groups = []
     for t, token in enumerate(tokens):
-        if token.startswith("["):  # [UNK] is a word, not a special token
+        if is_special(token):
             continue
         if token.startswith("##") and groups and groups[-1][-1] == t - 1:
             groups[-1].append(t)
         else:
             groups.append([t])
     return groups
+
+
+def every_bracket_is_special(tokens):
+    return _groups_skipping(tokens, lambda token: token.startswith("["))  # [UNK] is a word, not a special token
 
 
 def pops_the_specials(tokens):
@@ -364,15 +369,7 @@ def mask_is_special(tokens):
 
 
 def specials_by_substring(tokens):
-    groups = []
-    for t, token in enumerate(tokens):
-        if token in "[CLS][SEP][PAD]":  # a substring test: "[" and "]" are in that string too
-            continue
-        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
-            groups[-1].append(t)
-        else:
-            groups.append([t])
-    return groups
+    return _groups_skipping(tokens, lambda token: token in "[CLS][SEP][PAD]")  # "[" and "]" are in that string too
 
 
 def orphan_piece_alone(tokens):
