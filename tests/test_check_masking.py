@@ -317,13 +317,14 @@ def hash_is_a_piece(tokens):
     return groups
 
 
-def _groups_skipping(tokens, is_special):
-    """Word groups as the solution makes them, with the learner's own test of what is special."""
+def _groups_skipping(tokens, is_special, is_piece=lambda token: token.startswith("##")):
+    """Word groups as the solution makes them, with the learner's own tests of what is special and what continues
+    a word."""
     groups = []
     for t, token in enumerate(tokens):
         if is_special(token):
             continue
-        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
+        if is_piece(token) and groups and groups[-1][-1] == t - 1:
             groups[-1].append(t)
         else:
             groups.append([t])
@@ -883,29 +884,12 @@ def test_mask_tokens_rejects_a_draw_that_skips_the_original():
 
 
 def pieces_by_word_regex(tokens):
-    groups = []
-    for t, token in enumerate(tokens):
-        if token in SPECIAL:
-            continue
-        if re.match(r"##\w", token) and groups and groups[-1][-1] == t - 1:
-            groups[-1].append(t)
-        else:
-            groups.append([t])
-    return groups
+    return _groups_skipping(tokens, lambda token: token in SPECIAL, lambda token: re.match(r"##\w", token))
 
 
 def stops_at_the_first_pad(tokens):
-    groups = []
-    for t, token in enumerate(tokens):
-        if token == "[PAD]":
-            break
-        if token in SPECIAL:
-            continue
-        if token.startswith("##") and groups and groups[-1][-1] == t - 1:
-            groups[-1].append(t)
-        else:
-            groups.append([t])
-    return groups
+    walked = tokens[:tokens.index("[PAD]")] if "[PAD]" in tokens else tokens  # the walk breaks at the first [PAD]
+    return _groups_skipping(walked, lambda token: token in SPECIAL)
 
 
 @pytest.mark.parametrize("bug, message", [

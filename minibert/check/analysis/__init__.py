@@ -12,7 +12,7 @@ padding counted, lengths taken for the mask, log base 2, a head's rows instead o
 names the one that matches what it received; the hook is also called by hand to show which columns it
 zeroes, run on a second batch, and must leave the projection's own weights alone.
 
-`scores.py` holds 6.1 and 6.2, `head_mask.py` 6.3, `probe.py` 6.4.
+`scores.py` holds 6.1 and 6.2, `head_mask.py` 6.3, `probe.py` 6.4 (its limit cases in `probe_limits.py`).
 """
 
 from .head_mask import head_mask_hook

@@ -4,6 +4,7 @@ one head, compared with `minibert.analysis.masked_heads` on a small random layer
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
 from functools import lru_cache
 
 import torch
@@ -105,17 +106,26 @@ def _compare(hook, name, model, batch, layer, head):
                             f"\n  hint: {_hint(got, model, batch, layer, head, hook)}")
 
 
-def _gradients(name, model, batch, layer, hook):
-    """Gradients of the loss for `layer`'s query, key and value weights, with `hook` on that layer's output
-    projection (outside no_grad: the hooks of an ablation may serve in training too). The loss weighs the last
+@contextmanager
+def _hooked(model, layer, hook):
+    """Within the block, `hook` is a forward pre-hook on `layer`'s output projection."""
+    handle = model.encoder.layers[layer].attention.output.register_forward_pre_hook(hook)
+    try:
+        yield model
+    finally:
+        handle.remove()
+
+
+def _gradients(name, model, batch, layer, silenced):
+    """Gradients of the loss for `layer`'s query, key and value weights, within `silenced` (the learner's hook,
+    or `masked_heads`), outside no_grad: the hooks of an ablation may serve in training too. The loss weighs the last
     hidden states by a fixed random vector: their plain sum, after a LayerNorm whose weight is still all ones,
     is a constant, whose gradient is 0 whatever the hook lets through."""
     attention = model.encoder.layers[layer].attention
     weights = torch.randn(model.config.hidden_size, generator=torch.Generator().manual_seed(630))
     model.zero_grad()
-    handle = attention.output.register_forward_pre_hook(hook)
     try:
-        with torch.enable_grad():
+        with silenced, torch.enable_grad():
             (model(**batch).last_hidden_state * weights).sum().backward()
     except RuntimeError as e:
         if "inplace" not in str(e):
@@ -123,8 +133,6 @@ def _gradients(name, model, batch, layer, hook):
         raise ExerciseError(f"{name}: the backward raised RuntimeError: {str(e).splitlines()[0][:120]}...\n  hint: "
                             "your hook changed args[0] in place, and autograd keeps that tensor (the attention's "
                             "output) for the backward: zero the columns of a copy, args[0].clone()") from e
-    finally:
-        handle.remove()
     weights = [(n, p) for n, p in attention.named_parameters() if not n.startswith("output")]
     grads = {n: None if p.grad is None else p.grad.clone() for n, p in weights}
     model.zero_grad()
@@ -137,8 +145,8 @@ def _gradient_flows(fn, model, batch, layer, head):
     name = (f"a random 4-head layer: layer {layer}, head {head}, loss = (last_hidden_state · a fixed random vector)"
             ".sum() backpropagated (outside torch.no_grad)")
     hook = call(fn, f"{name}, my_head_mask_hook({head}, {model.config.head_size})", head, model.config.head_size)
-    got = _gradients(name, model, batch, layer, hook)
-    expected = _gradients(name, model, batch, layer, lambda module, args: (args[0] * _keep(model, head),))
+    got = _gradients(name, model, batch, layer, _hooked(model, layer, hook))
+    expected = _gradients(name, model, batch, layer, masked_heads(model, {layer: [head]}))
     for what, grad in got.items():
         if grad is None:
             raise ExerciseError(f"{name}: layer {layer}'s attention parameter {what} gets no gradient; the other "
@@ -146,7 +154,7 @@ def _gradient_flows(fn, model, batch, layer, head):
                                 "graph (by .detach(), .data or a new tensor made from its values) gives the same "
                                 "forward and no gradient; args[0].clone() copies and keeps the path")
         if not torch.allclose(grad, expected[what], atol=1e-5):
-            unrecorded = _gradients(name, model, batch, layer, _zeroed_unrecorded(model, head))
+            unrecorded = _gradients(name, model, batch, layer, _hooked(model, layer, _zeroed_unrecorded(model, head)))
             hint = _UNRECORDED if torch.allclose(grad, unrecorded[what], atol=1e-5) else (
                 "the silenced head's columns are constants (0) for the backward too, and the other heads' gradient "
                 "flows back through the context as it is")
@@ -169,14 +177,6 @@ def _zeroed_unrecorded(model, head):
             context[..., head * hs:(head + 1) * hs] = 0.0
         return (context,)
     return hook
-
-
-def _keep(model, head):
-    """The 0/1 vector over the context's columns that silences `head`, as `masked_heads` builds it."""
-    hs = model.config.head_size
-    keep = torch.ones(model.config.hidden_size)
-    keep[head * hs:(head + 1) * hs] = 0.0
-    return keep
 
 
 def head_mask_hook(fn) -> None:

@@ -249,8 +249,9 @@ def _every_test_word_counts(fn):
             "(train_y holds 0 and 1 only)")
     got = _accuracy(name, fn, _a_tag_only_in_the_test_words())
     if abs(got - 0.8) > 1e-6:
-        hint = ("\n  hint: 1.0 is what leaving the 5 words of tag 2 out gives; the accuracy is over every test "
-                "word (25 here), and a word whose tag the probe never saw is one it tags wrong") * (abs(got - 1) < 1e-6)
+        hint = ("\n  hint: 1.0 is what leaving the 5 words of tag 2 out gives; the accuracy is over every test word "
+                "(25 here), and a word whose tag the probe never saw is one it tags wrong" if abs(got - 1.0) < 1e-6
+                else "")
         raise ExerciseError(f"{name}: accuracy {got:.3f}, expected 0.8 (the 20 words of tags 0 and 1 are right, "
                             f"the 5 of tag 2 cannot be){hint}")
 

@@ -14,8 +14,8 @@ nsp_pair      one A/B pair for next-sentence prediction: hand cases on tiny docu
               guarantees of minibert.pretraining_data.create_instances_from_document (IsNext: B
               continues A; NotNext: B comes from another document; a fair coin) over many seeds.
 
-One module per exercise: `token_masking.py` (4.1), `whole_words.py` (4.2), `next_sentence.py` (4.3),
-`word_selection.py` (4.4), `mlm_loss.py` (4.5).
+One module per exercise: `token_masking.py` (4.1, its small pool in `replacement_pool.py`), `whole_words.py`
+(4.2), `next_sentence.py` (4.3), `word_selection.py` (4.4), `mlm_loss.py` (4.5).
 """
 
 from .mlm_loss import masked_lm_metrics

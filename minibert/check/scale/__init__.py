@@ -15,7 +15,7 @@ column-major order, the lengths instead of the mask, row-local indices, one trai
 at padding; ceil passes that do not divide the batch, the processes forgotten) and names the one that
 matches.
 
-`flops.py` holds 10.1, `unpadding.py` 10.2, `accumulation.py` 10.3.
+`flops.py` holds 10.1, `unpadding.py` 10.2 (its gradients in `unpadding_grads.py`), `accumulation.py` 10.3.
 """
 
 from .accumulation import accumulation_steps

@@ -16,7 +16,7 @@ population sd, a choice made on test, the pooler left trainable, `model.eval()` 
 bottom layers kept instead of the top, an off-by-one in the layers kept) and names the one that matches
 what it received.
 
-`long_texts.py` holds 7.1, `head.py` 7.2, `seeds.py` 7.3, `freeze.py` 7.4.
+`long_texts.py` holds 7.1, `head.py` 7.2 (its gradients in `head_grads.py`), `seeds.py` 7.3, `freeze.py` 7.4.
 """
 
 from .freeze import freeze_encoder
